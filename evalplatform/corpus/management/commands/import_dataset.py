@@ -1,0 +1,34 @@
+"""python manage.py import_dataset FILE --format FORMAT --name NAME [--replace]"""
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from evalplatform.corpus.importers import FORMATS
+from evalplatform.corpus.records import DatasetImportError
+from evalplatform.corpus.selectors import dataset_counts
+from evalplatform.corpus.services import dataset_import_file
+
+
+class Command(BaseCommand):
+    help = "Import a dataset file in one transaction; bad input is refused with one line naming record and field."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file", type=Path, help="The file (or, for dkd-dir, the folder) to import.")
+        parser.add_argument("--format", required=True, choices=FORMATS, dest="format")
+        parser.add_argument("--name", help="Dataset name (dkd: defaults to the file's own 'name').")
+        parser.add_argument("--replace", action="store_true", help="Replace a dataset of the same name.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            dataset = dataset_import_file(
+                path=options["file"], import_format=options["format"], name=options["name"], replace=options["replace"]
+            )
+        except DatasetImportError as exc:
+            raise CommandError(str(exc)) from None
+        counts = dataset_counts(dataset)
+        self.stdout.write(
+            f"imported dataset '{dataset.name}' ({dataset.kind}): {counts['contexts']} contexts, "
+            f"{counts['questions']} questions, {counts['alterations']} alterations, {counts['pairs']} pairs"
+        )

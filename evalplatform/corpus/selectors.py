@@ -1,0 +1,39 @@
+"""Reads of the corpus."""
+
+from dataclasses import dataclass
+
+from django.db.models import Count
+
+from evalplatform.corpus.models import Alteration, Dataset
+
+
+def dataset_counts(dataset: Dataset) -> dict[str, int]:
+    return {
+        "contexts": dataset.contexts.count(),
+        "questions": dataset.questions.count(),
+        "alterations": Alteration.objects.filter(context__dataset=dataset).count(),
+        "pairs": dataset.pairs.count(),
+    }
+
+
+@dataclass(frozen=True)
+class DatasetRow:
+    dataset: Dataset
+    n_contexts: int
+    n_questions: int
+    n_pairs: int
+
+    @property
+    def name(self) -> str:
+        return self.dataset.name
+
+
+def dataset_list_with_counts() -> list[DatasetRow]:
+    """Every dataset with its counts, one query per count kind rather than a multiplying join."""
+    contexts = dict(Dataset.objects.annotate(n=Count("contexts")).values_list("pk", "n"))
+    questions = dict(Dataset.objects.annotate(n=Count("questions")).values_list("pk", "n"))
+    pairs = dict(Dataset.objects.annotate(n=Count("pairs")).values_list("pk", "n"))
+    return [
+        DatasetRow(dataset=d, n_contexts=contexts[d.pk], n_questions=questions[d.pk], n_pairs=pairs[d.pk])
+        for d in Dataset.objects.order_by("name")
+    ]
