@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
 from evalplatform import views
@@ -14,4 +14,9 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    # Each app owns its pages and its API routes (under api/...) in its own urls.py.
+    path("", include("evalplatform.corpus.urls")),
+    path("", include("evalplatform.runs.urls")),
+    path("", include("annotation.urls")),
+    path("", include("scoring.urls")),
 ]

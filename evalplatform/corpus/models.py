@@ -5,6 +5,23 @@ from django.db import models
 from django.db.models import Q
 
 
+class Project(models.Model):
+    """A group of researchers sharing datasets and the runs on them."""
+
+    name = models.SlugField(max_length=120, unique=True, help_text="Unique name of the project.")
+    description = models.TextField(blank=True, help_text="What the project studies.")
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="projects", help_text="Researchers who see its results."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class Dataset(models.Model):
     class Kind(models.TextChoices):
         DKD = "dkd", "Divergent-knowledge contexts with questions"
@@ -17,6 +34,14 @@ class Dataset(models.Model):
     licence = models.CharField(max_length=300, blank=True, help_text="Licence of the data as its source states it.")
     source = models.CharField(max_length=500, blank=True, help_text="Where the data came from (URL, paper, file).")
     description = models.TextField(blank=True, help_text="What the dataset is for; shown on its page.")
+    project = models.ForeignKey(
+        Project,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="datasets",
+        help_text="Project whose researchers see it; without one only admins and its importer do.",
+    )
     import_format = models.CharField(max_length=20, blank=True, help_text="Format of the file it was imported from.")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -2,9 +2,10 @@
 
 from dataclasses import dataclass
 
-from django.db.models import Count
+from django.db.models import Count, Q, QuerySet
 
 from evalplatform.corpus.models import Alteration, Dataset
+from evalplatform.roles import AnyUser, is_admin, is_researcher
 
 
 def dataset_counts(dataset: Dataset) -> dict[str, int]:
@@ -37,3 +38,16 @@ def dataset_list_with_counts() -> list[DatasetRow]:
         DatasetRow(dataset=d, n_contexts=contexts[d.pk], n_questions=questions[d.pk], n_pairs=pairs[d.pk])
         for d in Dataset.objects.order_by("name")
     ]
+
+
+def datasets_visible_to(user: AnyUser) -> QuerySet[Dataset]:
+    """Admins see every dataset; researchers those of their projects and those they imported; others none."""
+    if is_admin(user):
+        return Dataset.objects.all()
+    if is_researcher(user):
+        return Dataset.objects.filter(Q(project__members=user) | Q(created_by=user)).distinct()
+    return Dataset.objects.none()
+
+
+def dataset_get(*, user: AnyUser, name: str) -> Dataset | None:
+    return datasets_visible_to(user).filter(name=name).first()

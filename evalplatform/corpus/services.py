@@ -9,7 +9,7 @@ from django.db import transaction
 from django.db.models import ProtectedError
 
 from evalplatform.corpus.importers import parse_file
-from evalplatform.corpus.models import Alteration, Context, Dataset, Question, TextPair
+from evalplatform.corpus.models import Alteration, Context, Dataset, Project, Question, TextPair
 from evalplatform.corpus.payload import DatasetPayload
 from evalplatform.corpus.records import DatasetImportError
 
@@ -129,12 +129,25 @@ def dataset_import_file(
     name: str | None = None,
     replace: bool = False,
     actor: User | None = None,
+    project: str | None = None,
 ) -> Dataset:
     """Parse and validate a file, then write it with :func:`dataset_import`. Nothing is written on error."""
     payload = parse_file(path, import_format, limit=settings.MAX_IMPORT_BYTES)
     dataset_name = name or payload.name
     if not dataset_name:
         raise DatasetImportError(str(path), "no dataset name: give --name")
+    extra = {"project": project_get_or_create(name=project)} if project else None
     return dataset_import(
-        payload=payload, name=dataset_name, import_format=import_format, replace=replace, actor=actor, source=str(path)
+        payload=payload,
+        name=dataset_name,
+        import_format=import_format,
+        replace=replace,
+        actor=actor,
+        source=str(path),
+        extra=extra,
     )
+
+
+def project_get_or_create(*, name: str) -> Project:
+    project, _ = Project.objects.get_or_create(name=name)
+    return project

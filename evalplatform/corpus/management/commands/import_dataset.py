@@ -19,11 +19,16 @@ class Command(BaseCommand):
         parser.add_argument("--format", required=True, choices=FORMATS, dest="format")
         parser.add_argument("--name", help="Dataset name (dkd: defaults to the file's own 'name').")
         parser.add_argument("--replace", action="store_true", help="Replace a dataset of the same name.")
+        parser.add_argument("--project", help="Project whose researchers see the dataset (created if new).")
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             dataset = dataset_import_file(
-                path=options["file"], import_format=options["format"], name=options["name"], replace=options["replace"]
+                path=options["file"],
+                import_format=options["format"],
+                name=options["name"],
+                replace=options["replace"],
+                project=options["project"],
             )
         except DatasetImportError as exc:
             raise CommandError(str(exc)) from None

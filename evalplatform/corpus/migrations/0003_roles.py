@@ -1,0 +1,16 @@
+"""The three role groups exist out of the box."""
+
+from django.db import migrations
+
+ROLES = ("admin", "researcher", "annotator")
+
+
+def create_roles(apps, schema_editor):
+    Group = apps.get_model("auth", "Group")
+    for name in ROLES:
+        Group.objects.get_or_create(name=name)
+
+
+class Migration(migrations.Migration):
+    dependencies = [("corpus", "0002_project"), ("auth", "0012_alter_user_first_name_max_length")]
+    operations = [migrations.RunPython(create_roles, migrations.RunPython.noop)]
