@@ -1,1 +1,217 @@
-"""Models of the scoring app."""
+"""Stored scores: CDK-E judge metrics per generation and evaluator, knowledge graphs and their triplets,
+graph similarities (GoldSim / CtxSim), TAU diagnoses and similarity-benchmark results."""
+
+from django.db import models
+from django.db.models import Q
+
+from evalplatform.corpus.models import Question, TextPair
+from evalplatform.runs.models import Generation, ModelEndpoint, Run
+
+
+class ScoreStatus(models.TextChoices):
+    OK = "ok", "Scored"
+    UNPARSEABLE = "unparseable", "Judge output could not be parsed (after one repair)"
+    FAILED = "failed", "The call failed"
+
+
+class GenerationScore(models.Model):
+    """One CDK-E metric of one generation by one scorer.
+
+    ``scorer`` is the evaluator endpoint's name for judge metrics (fc, ac, acc, cm, lav) and the embedding
+    model's name for ass. A value is present only when status is ok: an unparseable or failed score is
+    counted and shown, never averaged as 0."""
+
+    class Metric(models.TextChoices):
+        ASS = "ass", "Answer semantic similarity"
+        FC = "fc", "Factual correctness (statement F1)"
+        AC = "ac", "Answer correctness"
+        ACC = "acc", "Accuracy (0-1 in quarters)"
+        CM = "cm", "Completeness (0-1 in quarters)"
+        LAV = "lav", "LLM answer validation (1 valid, 0 not)"
+
+    generation = models.ForeignKey(Generation, on_delete=models.CASCADE, related_name="scores")
+    scorer = models.CharField(max_length=200, help_text="Evaluator endpoint name, or the embedder for ass.")
+    evaluator = models.ForeignKey(
+        ModelEndpoint,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="scores",
+        help_text="The evaluator endpoint for judge metrics; empty for embedding metrics.",
+    )
+    metric = models.CharField(max_length=6, choices=Metric.choices)
+    value = models.FloatField(null=True, blank=True, help_text="In [0, 1]; empty unless status is ok.")
+    status = models.CharField(max_length=12, choices=ScoreStatus.choices, default=ScoreStatus.OK)
+    raw_output = models.TextField(blank=True, help_text="What the judge answered, verbatim.")
+    details = models.JSONField(default=dict, blank=True, help_text="Statements, TP/FP/FN, weights, repair attempts.")
+    metric_version = models.CharField(max_length=40, blank=True, help_text="Version of the metric and its prompt.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["generation", "scorer", "metric"], name="score_one_per_metric"),
+            models.CheckConstraint(
+                condition=Q(value__isnull=True) | (Q(value__gte=0) & Q(value__lte=1)), name="score_value_in_unit"
+            ),
+            models.CheckConstraint(
+                condition=(Q(status="ok") & Q(value__isnull=False)) | (~Q(status="ok") & Q(value__isnull=True)),
+                name="score_value_only_when_ok",
+            ),
+        ]
+        indexes = [models.Index(fields=["metric", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.metric}={self.value} by {self.scorer} ({self.status})"
+
+
+class StatementSet(models.Model):
+    """Atomic statements an evaluator extracted from a text (a ground truth, once per question and
+    evaluator, reused across models, temperatures and samples; or an answer)."""
+
+    evaluator = models.ForeignKey(ModelEndpoint, on_delete=models.CASCADE, related_name="statement_sets")
+    text_hash = models.CharField(max_length=64, help_text="SHA-256 of the text the statements come from.")
+    prompt_version = models.CharField(max_length=40)
+    question = models.ForeignKey(
+        Question,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="statement_sets",
+        help_text="Set when the text is the question's ground truth.",
+    )
+    statements = models.JSONField(default=list, blank=True)
+    status = models.CharField(max_length=12, choices=ScoreStatus.choices, default=ScoreStatus.OK)
+    raw_output = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["evaluator", "text_hash", "prompt_version"], name="statements_once_per_text"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{len(self.statements)} statements by {self.evaluator_id}"
+
+
+class KnowledgeGraph(models.Model):
+    """The triplets one extractor found in one text; a text is never extracted twice by one extractor version."""
+
+    text_hash = models.CharField(max_length=64, help_text="SHA-256 of the text.")
+    extractor = models.CharField(max_length=60, help_text="dependency, llm:<endpoint>, or imported.")
+    extractor_version = models.CharField(max_length=40)
+    text = models.TextField(blank=True, help_text="The text the graph was extracted from.")
+    status = models.CharField(max_length=12, choices=ScoreStatus.choices, default=ScoreStatus.OK)
+    raw_output = models.TextField(blank=True, help_text="The LLM extractor's raw answer, when there is one.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["text_hash", "extractor", "extractor_version"], name="graph_once_per_text_and_extractor"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"kg {self.pk} ({self.extractor}@{self.extractor_version})"
+
+
+class Triplet(models.Model):
+    graph = models.ForeignKey(KnowledgeGraph, on_delete=models.CASCADE, related_name="triplets")
+    position = models.PositiveIntegerField(help_text="Order within the graph (the reference variant reads it).")
+    head = models.CharField(max_length=500, help_text="Normalised: lower-cased, lemmatised.")
+    relation = models.CharField(max_length=500)
+    tail = models.CharField(max_length=500)
+    raw_head = models.CharField(max_length=500, blank=True, help_text="The label as extracted or imported.")
+    raw_relation = models.CharField(max_length=500, blank=True)
+    raw_tail = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["graph", "position"]
+        constraints = [models.UniqueConstraint(fields=["graph", "position"], name="triplet_position_unique")]
+
+    def __str__(self) -> str:
+        return f"({self.head}, {self.relation}, {self.tail})"
+
+
+class GraphScore(models.Model):
+    """S3KG of one generation's answer graph against its gold and context graphs, and their CUS."""
+
+    generation = models.ForeignKey(Generation, on_delete=models.CASCADE, related_name="graph_scores")
+    variant = models.CharField(max_length=40, help_text="s3kg, s3kg_directed, s3kg_symmetric, s3kg_reference.")
+    variant_version = models.CharField(max_length=40)
+    encoder = models.CharField(max_length=200, help_text="Sentence encoder used for triplets and labels.")
+    alpha = models.FloatField(default=0.5, help_text="Blend of structure and semantics (S3KG Eq. 2; 0.5 default).")
+    answer_graph = models.ForeignKey(KnowledgeGraph, on_delete=models.PROTECT, related_name="+")
+    gold_graph = models.ForeignKey(KnowledgeGraph, on_delete=models.PROTECT, related_name="+")
+    context_graph = models.ForeignKey(KnowledgeGraph, on_delete=models.PROTECT, related_name="+")
+    goldsim = models.FloatField(null=True, blank=True)
+    ctxsim = models.FloatField(null=True, blank=True)
+    cus = models.FloatField(null=True, blank=True)
+    status = models.CharField(max_length=12, choices=ScoreStatus.choices, default=ScoreStatus.OK)
+    skipped_reason = models.CharField(max_length=200, blank=True, help_text="Why it was not scored (empty graph...).")
+    details = models.JSONField(default=dict, blank=True, help_text="Structural and semantic parts of each score.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["generation", "variant", "encoder", "alpha"], name="graph_score_one_per_variant"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.variant} gold={self.goldsim} ctx={self.ctxsim} cus={self.cus}"
+
+
+class TauDiagnosis(models.Model):
+    """Triplet-level error diagnosis of one low-scoring generation (TAU, on the lowest 5 % by CUS)."""
+
+    graph_score = models.OneToOneField(GraphScore, on_delete=models.CASCADE, related_name="tau")
+    threshold = models.FloatField(default=0.76, help_text="Sentence cosine above which triplets align (S3KG §4).")
+    aligned = models.JSONField(default=list, help_text="[answer index, gold index, cosine] per aligned pair.")
+    relation_wrong = models.JSONField(default=list)
+    entity_wrong = models.JSONField(default=list)
+    extra = models.JSONField(default=list, help_text="Answer triplets with no gold counterpart (hallucinated).")
+    missing = models.JSONField(default=list, help_text="Gold triplets the answer does not state.")
+    counts = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"tau {self.pk} {self.counts}"
+
+
+class BenchmarkResult(models.Model):
+    """One method's paraphrase-detection result on one pairs dataset (a similarity_benchmark run)."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="benchmark_results")
+    method = models.CharField(max_length=80, help_text="s3kg, s3kg@alpha=0.3, rouge1, bleu, minilm...")
+    n = models.PositiveIntegerField()
+    f1 = models.FloatField(null=True, blank=True, help_text="Best F1 over the threshold sweep.")
+    auroc = models.FloatField(null=True, blank=True)
+    threshold = models.FloatField(null=True, blank=True)
+    precision = models.FloatField(null=True, blank=True)
+    recall = models.FloatField(null=True, blank=True)
+    status = models.CharField(max_length=40, default="ok", help_text="ok, or why the method could not run.")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "method"], name="benchmark_one_per_method")]
+
+    def __str__(self) -> str:
+        return f"{self.method}: F1={self.f1} AUROC={self.auroc}"
+
+
+class PairScore(models.Model):
+    """One method's similarity for one text pair in a benchmark run (kept for plots and drill-down)."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="pair_scores")
+    pair = models.ForeignKey(TextPair, on_delete=models.CASCADE, related_name="scores")
+    method = models.CharField(max_length=80)
+    value = models.FloatField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "pair", "method"], name="pair_score_one_per_method")]
+
+    def __str__(self) -> str:
+        return f"{self.method}={self.value:.3f}"
