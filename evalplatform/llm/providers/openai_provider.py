@@ -134,8 +134,8 @@ class OpenAIProvider:
             raise ProviderError(f"{self.name}: HTTP {exc.status_code}: {exc.message}") from exc
         except openai.OpenAIError as exc:
             raise ProviderError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
-        except (AttributeError, IndexError, TypeError) as exc:
-            # A 200 whose body is not a completion (garbage from the server).
+        except (AttributeError, IndexError, TypeError, ValueError) as exc:
+            # A 200 whose body is not a completion (garbage from the server): permanent, not retried.
             raise ProviderError(f"{self.name}: malformed response: {exc}") from exc
         return LLMResponse(
             text=text,
