@@ -15,6 +15,8 @@ from evalplatform.llm.ratelimit import EndpointLimiter
 from evalplatform.llm.retry import RetryPolicy, call_with_retry
 from evalplatform.llm.types import LLMRequest, LLMResponse
 
+DEFAULT_RETRY = RetryPolicy()
+
 
 @dataclass(frozen=True)
 class Usage:
@@ -37,7 +39,7 @@ class LLMClient:
         endpoint_name: str,
         cache: ResponseCache | None = None,
         limiter: EndpointLimiter | None = None,
-        retry_policy: RetryPolicy = RetryPolicy(),
+        retry_policy: RetryPolicy = DEFAULT_RETRY,
         price_in: float = 0.0,
         price_out: float = 0.0,
         budget: Budget | None = None,
@@ -83,7 +85,10 @@ class LLMClient:
         reserved = 0.0
         if self.budget is not None:
             worst = cost_usd(
-                rough_token_count(request.text_for_counting()), request.max_tokens, self.price_in, self.price_out
+                rough_token_count(request.text_for_counting()),
+                request.max_tokens,
+                self.price_in,
+                self.price_out,
             )
             reserved = self.budget.reserve(worst)
         attempts = 0

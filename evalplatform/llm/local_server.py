@@ -96,8 +96,11 @@ def server_command(model_path: Path, port: int, *, n_threads: int | None = None)
 
 
 def is_healthy(base_url: str, timeout: float = 2.0) -> bool:
+    if not base_url.startswith(("http://", "https://")):
+        return False
     try:
-        with urllib.request.urlopen(f"{base_url}/models", timeout=timeout) as response:
+        # http(s) only, checked above
+        with urllib.request.urlopen(f"{base_url}/models", timeout=timeout) as response:  # noqa: S310
             return bool(response.status == 200)
     except (urllib.error.URLError, OSError, ValueError):
         return False
@@ -148,7 +151,9 @@ def _wait_healthy(process: subprocess.Popen[bytes], base_url: str, timeout_s: fl
     raise TimeoutError(f"llama.cpp server at {base_url} not healthy after {timeout_s:.0f}s (log: {log_path})")
 
 
-def start_server(*, timeout_s: float = 180.0, n_threads: int | None = None) -> tuple[subprocess.Popen[bytes], ServerState]:
+def start_server(
+    *, timeout_s: float = 180.0, n_threads: int | None = None
+) -> tuple[subprocess.Popen[bytes], ServerState]:
     """Start a server now (no reuse); returns the process and its recorded state."""
     model = gguf_path()
     port = free_port()

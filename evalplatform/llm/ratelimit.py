@@ -113,6 +113,8 @@ class LimiterRegistry:
 _REGISTRY = LimiterRegistry()
 
 
-def limiter_for(name: str, *, concurrency: int | None = None, rate_per_s: float | None = None) -> EndpointLimiter:
+def limiter_for(
+    name: str, *, concurrency: int | None = None, rate_per_s: float | None = None
+) -> EndpointLimiter:
     """The process-wide limiter for endpoint ``name``."""
     return _REGISTRY.get(name, concurrency=concurrency, rate_per_s=rate_per_s)

@@ -64,8 +64,13 @@ def call_with_retry(
             if attempt + 1 >= policy.max_attempts:
                 raise
             wait = policy.delay(attempt, generator, exc.retry_after_s)
-            log.info("transient error (attempt %d/%d), retrying in %.2fs: %s",
-                     attempt + 1, policy.max_attempts, wait, exc)
+            log.info(
+                "transient error (attempt %d/%d), retrying in %.2fs: %s",
+                attempt + 1,
+                policy.max_attempts,
+                wait,
+                exc,
+            )
             if on_retry is not None:
                 on_retry(attempt, exc, wait)
             sleep(wait)

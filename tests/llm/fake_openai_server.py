@@ -63,17 +63,18 @@ class FakeOpenAIServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out as separate writes
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+            def log_message(self, format: str, *args: Any) -> None:
                 return
 
-            def do_GET(self) -> None:  # noqa: N802 - stdlib name
+            def do_GET(self) -> None:
                 if self.path.rstrip("/") == "/v1/models":
                     self._json(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
                 else:
                     self._json(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
 
-            def do_POST(self) -> None:  # noqa: N802 - stdlib name
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with state.lock:
@@ -93,7 +94,9 @@ class FakeOpenAIServer:
                 else:
                     self._json(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
 
-            def _json(self, code: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+            def _json(
+                self, code: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+            ) -> None:
                 self._raw(code, json.dumps(payload).encode(), "application/json", headers)
 
             def _raw(self, code: int, data: bytes, ctype: str, headers: dict[str, str] | None = None) -> None:
@@ -169,8 +172,6 @@ def _chat(body: dict[str, Any], text: str) -> dict[str, Any]:
         "object": "chat.completion",
         "created": int(time.time()),
         "model": body.get("model", "fake"),
-        "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
-        ],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
         "usage": _usage(body, text),
     }

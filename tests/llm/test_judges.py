@@ -24,7 +24,12 @@ VALUES = {"question": "Which day?", "ground_truth": "Tuesday", "answer": "Friday
 
 @pytest.mark.parametrize(
     ("raw", "expected"),
-    [('{"score": 0.75}', 0.75), (' {"score": 1}\n', 1.0), ('{"score": 0}', 0.0), ('```json\n{"score": 0.25}\n```', 0.25)],
+    [
+        ('{"score": 0.75}', 0.75),
+        (' {"score": 1}\n', 1.0),
+        ('{"score": 0}', 0.0),
+        ('```json\n{"score": 0.25}\n```', 0.25),
+    ],
 )
 def test_parse_scale_accepts_the_five_points(raw: str, expected: float) -> None:
     assert parse_scale(raw) == expected
@@ -32,8 +37,16 @@ def test_parse_scale_accepts_the_five_points(raw: str, expected: float) -> None:
 
 @pytest.mark.parametrize(
     "raw",
-    ['{"score": 0.3}', '{"score": "0.5"}', '{"score": true}', '{"score": 0.5, "why": "x"}', "0.5",
-     'Score: {"score": 0.5}', '{"score": 1.5}', ""],
+    [
+        '{"score": 0.3}',
+        '{"score": "0.5"}',
+        '{"score": true}',
+        '{"score": 0.5, "why": "x"}',
+        "0.5",
+        'Score: {"score": 0.5}',
+        '{"score": 1.5}',
+        "",
+    ],
 )
 def test_parse_scale_rejects_anything_off_the_scale_or_shape(raw: str) -> None:
     with pytest.raises(UnparseableOutput) as info:
@@ -66,11 +79,14 @@ def test_parse_classification_returns_three_lists() -> None:
 
 def test_parse_fabrication_and_questions() -> None:
     fab = parse_fabrication(
-        '{"divergent_text": "Born in 1910.", "alterations": [{"kind": "date", "original": "1905", "divergent": "1910"}]}'
+        '{"divergent_text": "Born in 1910.", '
+        '"alterations": [{"kind": "date", "original": "1905", "divergent": "1910"}]}'
     )
     assert fab.divergent_text == "Born in 1910." and fab.alterations[0].divergent == "1910"
     with pytest.raises(UnparseableOutput):
-        parse_fabrication('{"divergent_text": "x", "alterations": [{"kind": "mood", "original": "a", "divergent": "b"}]}')
+        parse_fabrication(
+            '{"divergent_text": "x", "alterations": [{"kind": "mood", "original": "a", "divergent": "b"}]}'
+        )
     questions = parse_questions('{"questions": [{"question": "When?", "ground_truth": "1910"}]}')
     assert [(q.question, q.ground_truth) for q in questions] == [("When?", "1910")]
     with pytest.raises(UnparseableOutput):
@@ -97,7 +113,9 @@ def test_judge_call_repairs_once_then_succeeds(fake_server: FakeOpenAIServer) ->
     assert "I think it is quite good" in repair_prompt and repair_prompt.endswith("JSON:")
 
 
-def test_judge_call_marks_garbage_unparseable_after_one_repair_never_zero(fake_server: FakeOpenAIServer) -> None:
+def test_judge_call_marks_garbage_unparseable_after_one_repair_never_zero(
+    fake_server: FakeOpenAIServer,
+) -> None:
     fake_server.script(ok("garbage"), ok("more garbage"), ok('{"score": 1}'))
     outcome = judge_call(_client(fake_server), SCORE_ACCURACY, parse_scale, model="m", values=VALUES)
     assert outcome.value is None
@@ -107,10 +125,18 @@ def test_judge_call_marks_garbage_unparseable_after_one_repair_never_zero(fake_s
     assert len(fake_server.requests) == 2  # exactly one repair, never a third call
 
 
-def test_judge_call_in_chat_mode_repairs_with_an_assistant_and_a_user_turn(fake_server: FakeOpenAIServer) -> None:
+def test_judge_call_in_chat_mode_repairs_with_an_assistant_and_a_user_turn(
+    fake_server: FakeOpenAIServer,
+) -> None:
     fake_server.script(ok("nope"), ok('{"verdict": "valid"}'))
     outcome = judge_call(
-        _client(fake_server), VALIDATE_ANSWER, parse_lav, model="m", values=VALUES, mode="chat", constrain="json_schema"
+        _client(fake_server),
+        VALIDATE_ANSWER,
+        parse_lav,
+        model="m",
+        values=VALUES,
+        mode="chat",
+        constrain="json_schema",
     )
     assert outcome.value is True
     messages = fake_server.requests[1]["body"]["messages"]

@@ -32,7 +32,8 @@ from evalplatform.llm.providers.openai_provider import OpenAIProvider
 pytestmark = [
     pytest.mark.llm,
     pytest.mark.skipif(
-        importlib.util.find_spec("llama_cpp") is None, reason="llama_cpp (llama-cpp-python[server]) is not installed"
+        importlib.util.find_spec("llama_cpp") is None,
+        reason="llama_cpp (llama-cpp-python[server]) is not installed",
     ),
 ]
 REPO = Path(__file__).resolve().parents[2]
@@ -57,7 +58,9 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture
 def client(base_url: str) -> LLMClient:
-    return LLMClient(OpenAIProvider(base_url=base_url, timeout=120), endpoint_name="local", cache=InMemoryCache())
+    return LLMClient(
+        OpenAIProvider(base_url=base_url, timeout=120), endpoint_name="local", cache=InMemoryCache()
+    )
 
 
 def test_server_is_reused_not_restarted(base_url: str) -> None:
@@ -69,7 +72,9 @@ def test_server_is_reused_not_restarted(base_url: str) -> None:
 
 def test_two_shot_completion_answers_an_extractive_question_from_the_context(client: LLMClient) -> None:
     template = answer_template("divergent")
-    request = template.request(MODEL, answer_values("divergent", "Who built the Harwick lighthouse?", CONTEXT))
+    request = template.request(
+        MODEL, answer_values("divergent", "Who built the Harwick lighthouse?", CONTEXT)
+    )
     response = client.call(request, prompt_version=template.version_tag)
     assert "Elias Brandt" in response.text
     assert "\n" not in response.text  # stopped at the newline
@@ -79,7 +84,11 @@ def test_two_shot_completion_answers_an_extractive_question_from_the_context(cli
 
 
 def test_grammar_constrained_lav_judge_call_parses(client: LLMClient) -> None:
-    values = {"question": "Who built the Harwick lighthouse?", "ground_truth": "Elias Brandt", "answer": "Elias Brandt"}
+    values = {
+        "question": "Who built the Harwick lighthouse?",
+        "ground_truth": "Elias Brandt",
+        "answer": "Elias Brandt",
+    }
     outcome = judge_call(client, VALIDATE_ANSWER, parse_lav, model=MODEL, values=values)
     assert outcome.status == "ok"
     assert isinstance(outcome.value, bool)
@@ -93,7 +102,11 @@ def test_every_judge_grammar_is_accepted_by_llama_cpp(client: LLMClient) -> None
         outcome = judge_call(client, template, parse_scale, model=MODEL, values=scale)
         assert outcome.status == "ok" and outcome.value in (0.0, 0.25, 0.5, 0.75, 1.0)
     statements = judge_call(
-        client, EXTRACT_STATEMENTS, parse_statements, model=MODEL, values={"question": question, "text": truth}
+        client,
+        EXTRACT_STATEMENTS,
+        parse_statements,
+        model=MODEL,
+        values={"question": question, "text": truth},
     )
     classified = judge_call(
         client,
@@ -107,6 +120,9 @@ def test_every_judge_grammar_is_accepted_by_llama_cpp(client: LLMClient) -> None
         },
     )
     # A 270M model may run out of tokens inside a long list; the grammar keeps whatever it wrote on-format.
-    for outcome, prefix in ((statements, '{"statements": ['), (classified, '{"TP": [')):
-        assert outcome.status in ("ok", "unparseable")
-        assert outcome.raw.strip().startswith(prefix)
+    for status, raw, prefix in (
+        (statements.status, statements.raw, '{"statements": ['),
+        (classified.status, classified.raw, '{"TP": ['),
+    ):
+        assert status in ("ok", "unparseable")
+        assert raw.strip().startswith(prefix)

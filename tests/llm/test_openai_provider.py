@@ -20,7 +20,14 @@ def test_completion_mode_posts_to_completions_with_top_k_and_grammar_in_the_body
     fake_server.script(ok(" Marta Kowal"))
     provider = OpenAIProvider(base_url=fake_server.base_url)
     request = LLMRequest(
-        model="m", prompt="Q:", temperature=0.2, top_p=0.9, top_k=50, seed=7, stop=("\n",), grammar='root ::= "a"'
+        model="m",
+        prompt="Q:",
+        temperature=0.2,
+        top_p=0.9,
+        top_k=50,
+        seed=7,
+        stop=("\n",),
+        grammar='root ::= "a"',
     )
     response = provider.complete(request)
     assert response.text == " Marta Kowal"
@@ -55,14 +62,19 @@ def test_openai_dialect_sends_no_fields_openai_rejects(fake_server: FakeOpenAISe
 
 def test_vllm_dialect_uses_guided_fields() -> None:
     provider = OpenAIProvider(base_url="http://127.0.0.1:1/v1", dialect="vllm")
-    params = provider.request_params(LLMRequest(model="m", prompt="p", top_k=5, grammar="g", json_schema=SCHEMA))
+    params = provider.request_params(
+        LLMRequest(model="m", prompt="p", top_k=5, grammar="g", json_schema=SCHEMA)
+    )
     assert params["extra_body"] == {"top_k": 5, "guided_grammar": "g", "guided_json": SCHEMA}
 
 
 def test_garbage_body_is_a_permanent_provider_error(fake_server: FakeOpenAIServer) -> None:
     fake_server.script(garbage_body(), ok("never reached"))
-    client = LLMClient(OpenAIProvider(base_url=fake_server.base_url), endpoint_name="e",
-                       retry_policy=RetryPolicy(max_attempts=3))
+    client = LLMClient(
+        OpenAIProvider(base_url=fake_server.base_url),
+        endpoint_name="e",
+        retry_policy=RetryPolicy(max_attempts=3),
+    )
     with pytest.raises(ProviderError, match="malformed response"):
         client.call(LLMRequest(model="m", prompt="p"), prompt_version="v")
     assert len(fake_server.requests) == 1

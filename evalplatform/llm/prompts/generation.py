@@ -13,8 +13,8 @@ FABRICATE_CONTEXT = PromptTemplate(
     grammar=g.FABRICATION_GRAMMAR,
     json_schema=g.FABRICATION_SCHEMA,
     format_hint=(
-        'one JSON object {"divergent_text": "...", "alterations": [{"kind": "date|name|place|sequence|event", '
-        '"original": "...", "divergent": "..."}]}'
+        'one JSON object {"divergent_text": "...", "alterations": '
+        '[{"kind": "date|name|place|sequence|event", "original": "...", "divergent": "..."}]}'
     ),
     text="""You rewrite factual articles into plausible but false versions, used to test whether a reader \
 answers from the text in front of it or from memory.

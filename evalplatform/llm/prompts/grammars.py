@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 # A JSON string without raw control characters; escapes limited to the common ones.
-_STRING = r'''string ::= "\"" char* "\""
-char ::= [^"\\\x7F\x00-\x1F] | "\\" ["\\/bfnrt]'''
+_STRING = r"""string ::= "\"" char* "\""
+char ::= [^"\\\x7F\x00-\x1F] | "\\" ["\\/bfnrt]"""
 _STRING_LIST = 'list ::= "[" ( string ( ", " string )* )? "]"'
 
 STATEMENTS_GRAMMAR = "\n".join(['root ::= " "? "{\\"statements\\": " list "}"', _STRING_LIST, _STRING])

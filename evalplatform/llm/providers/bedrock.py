@@ -119,7 +119,9 @@ class BedrockProvider:
         if request.top_k is not None:
             field_name = top_k_field(request.model)
             if field_name is None:
-                log.debug("model %s takes no top_k on Bedrock; top_k=%s dropped", request.model, request.top_k)
+                log.debug(
+                    "model %s takes no top_k on Bedrock; top_k=%s dropped", request.model, request.top_k
+                )
             else:
                 params["additionalModelRequestFields"] = {field_name: request.top_k}
         return params
@@ -128,9 +130,11 @@ class BedrockProvider:
         from botocore.exceptions import (
             BotoCoreError,
             ClientError,
-            ConnectionError as BotoConnectionError,
             ConnectTimeoutError,
             ReadTimeoutError,
+        )
+        from botocore.exceptions import (
+            ConnectionError as BotoConnectionError,
         )
 
         params = self.request_params(request)
