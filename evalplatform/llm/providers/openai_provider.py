@@ -1,0 +1,157 @@
+"""OpenAI and any OpenAI-compatible server (llama.cpp, vLLM, Ollama) through the official SDK.
+
+The API key is read from the environment variable *named* in the configuration and handed to the SDK
+client; this object keeps only the variable's name, and its ``repr`` shows no secret.
+
+``dialect`` says which extensions the server understands, since OpenAI itself rejects unknown fields:
+- ``openai``: no top_k, no grammar; ``json_schema`` becomes ``response_format`` (chat only).
+- ``llamacpp`` (llama-cpp-python server): ``top_k`` and ``grammar`` (GBNF) in ``extra_body``;
+  ``json_schema`` becomes ``response_format`` in chat mode when no grammar is given.
+- ``vllm``: ``top_k`` in ``extra_body``; grammar as ``guided_grammar``, schema as ``guided_json``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any, Literal
+
+import openai
+
+from evalplatform.llm.errors import ProviderError, TransientProviderError
+from evalplatform.llm.types import LLMRequest, LLMResponse
+
+Dialect = Literal["openai", "llamacpp", "vllm"]
+DIALECTS: tuple[Dialect, ...] = ("openai", "llamacpp", "vllm")
+# Placeholder sent to local servers that need no key (the SDK insists on one).
+NO_KEY = "not-needed"
+
+
+class OpenAIProvider:
+    """``OpenAIProvider(base_url=None, api_key_env="OPENAI_API_KEY", timeout=60.0)``."""
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout: float = 60.0,
+        *,
+        dialect: Dialect | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.base_url = base_url
+        self.api_key_env = api_key_env
+        self.timeout = timeout
+        self.dialect: Dialect = dialect or ("openai" if base_url is None else "llamacpp")
+        if self.dialect not in DIALECTS:
+            raise ValueError(f"unknown dialect {self.dialect!r}; expected one of {DIALECTS}")
+        self._name = name or ("openai" if base_url is None else f"openai-compatible:{base_url}")
+        key = os.environ.get(api_key_env) if api_key_env else None
+        if not key:
+            if base_url is None:
+                raise ProviderError(f"environment variable {api_key_env} is not set")
+            key = NO_KEY
+        # max_retries=0: our retry layer owns retries.
+        self._client = openai.OpenAI(api_key=key, base_url=base_url, timeout=timeout, max_retries=0)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def __repr__(self) -> str:
+        return (
+            f"OpenAIProvider(base_url={self.base_url!r}, api_key_env={self.api_key_env!r}, "
+            f"timeout={self.timeout!r}, dialect={self.dialect!r})"
+        )
+
+    def close(self) -> None:
+        self._client.close()
+
+    def request_params(self, request: LLMRequest) -> dict[str, Any]:
+        """The keyword arguments given to the SDK for ``request`` (public so tests can inspect them)."""
+        params: dict[str, Any] = {"model": request.model, "temperature": request.temperature}
+        params["max_tokens"] = request.max_tokens
+        if request.top_p is not None:
+            params["top_p"] = request.top_p
+        if request.seed is not None:
+            params["seed"] = request.seed
+        if request.stop:
+            params["stop"] = list(request.stop)
+        extra: dict[str, Any] = {}
+        if request.top_k is not None and self.dialect != "openai":
+            extra["top_k"] = request.top_k
+        if request.grammar is not None:
+            if self.dialect == "llamacpp":
+                extra["grammar"] = request.grammar
+            elif self.dialect == "vllm":
+                extra["guided_grammar"] = request.grammar
+        if request.json_schema is not None:
+            if self.dialect == "vllm":
+                extra["guided_json"] = request.json_schema
+            elif request.mode == "chat" and not (self.dialect == "llamacpp" and request.grammar):
+                params["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": "output", "schema": request.json_schema, "strict": True},
+                }
+        if extra:
+            params["extra_body"] = extra
+        if request.mode == "chat":
+            assert request.messages is not None
+            params["messages"] = [{"role": m.role, "content": m.content} for m in request.messages]
+        else:
+            params["prompt"] = request.prompt
+        return params
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        params = self.request_params(request)
+        started = time.perf_counter()
+        try:
+            if request.mode == "chat":
+                chat = self._client.chat.completions.create(**params)
+                latency = time.perf_counter() - started
+                choice = chat.choices[0]
+                text = choice.message.content or ""
+                finish = choice.finish_reason
+                usage = chat.usage
+                raw = chat.model_dump(mode="json")
+            else:
+                comp = self._client.completions.create(**params)
+                latency = time.perf_counter() - started
+                cchoice = comp.choices[0]
+                text = cchoice.text or ""
+                finish = cchoice.finish_reason
+                usage = comp.usage
+                raw = comp.model_dump(mode="json")
+        except openai.APIConnectionError as exc:  # includes APITimeoutError
+            raise TransientProviderError(f"{self.name}: {type(exc).__name__}: {exc.message}") from exc
+        except openai.RateLimitError as exc:
+            raise TransientProviderError(
+                f"{self.name}: rate limited (429)", retry_after_s=_retry_after(exc)
+            ) from exc
+        except openai.APIStatusError as exc:
+            if exc.status_code >= 500:
+                raise TransientProviderError(f"{self.name}: server error {exc.status_code}") from exc
+            raise ProviderError(f"{self.name}: HTTP {exc.status_code}: {exc.message}") from exc
+        except openai.OpenAIError as exc:
+            raise ProviderError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
+        except (AttributeError, IndexError, TypeError, ValueError) as exc:
+            # A 200 whose body is not a completion (garbage from the server): permanent, not retried.
+            raise ProviderError(f"{self.name}: malformed response: {exc}") from exc
+        return LLMResponse(
+            text=text,
+            finish_reason=finish,
+            input_tokens=usage.prompt_tokens if usage else 0,
+            output_tokens=usage.completion_tokens if usage else 0,
+            latency_s=latency,
+            raw=raw,
+        )
+
+
+def _retry_after(exc: openai.APIStatusError) -> float | None:
+    value = exc.response.headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None

@@ -1,0 +1,33 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.llm.fake_openai_server import FakeOpenAIServer
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The lead registers this marker project-wide as well; registering it here keeps tests/llm warning-free.
+    config.addinivalue_line("markers", "llm: slow tests that start a real llama.cpp server")
+
+
+@pytest.fixture
+def fake_server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as server:
+        yield server
+
+
+class RecordingSleep:
+    """An injected ``sleep`` that records the waits instead of sleeping."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+@pytest.fixture
+def no_sleep() -> RecordingSleep:
+    return RecordingSleep()
