@@ -167,3 +167,17 @@ class Generation(models.Model):
 
     def __str__(self) -> str:
         return f"gen {self.pk} run {self.run_id} q {self.question_id} {self.condition} t={self.temperature}"
+
+
+class CachedResponse(models.Model):
+    """The content-addressed response cache shared by every worker: the key hashes provider, model, the
+    full request (sampling parameters and seed included) and the prompt version."""
+
+    key = models.CharField(max_length=64, unique=True, help_text="SHA-256 of what was asked.")
+    provider = models.CharField(max_length=200)
+    model_id = models.CharField(max_length=200)
+    response = models.JSONField(help_text="The provider's response: text, tokens, latency, raw payload.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.provider}/{self.model_id} {self.key[:12]}"

@@ -1,0 +1,86 @@
+"""Building an LLMClient for a ModelEndpoint row: the provider, the shared cache, the endpoint's limiter.
+
+The pipeline calls models only through the client made here; no vendor SDK is imported elsewhere."""
+
+import json
+from decimal import Decimal
+
+from evalplatform.llm.client import LLMClient
+from evalplatform.llm.pricing import Budget
+from evalplatform.llm.providers.base import Provider
+from evalplatform.llm.ratelimit import limiter_for
+from evalplatform.llm.types import LLMResponse
+from evalplatform.runs.models import CachedResponse, ModelEndpoint
+
+
+class DatabaseResponseCache:
+    """The response cache in the database, so every worker on every machine shares it."""
+
+    def __init__(self, *, provider: str, model_id: str) -> None:
+        self.provider = provider
+        self.model_id = model_id
+
+    def get(self, key: str) -> LLMResponse | None:
+        row = CachedResponse.objects.filter(key=key).values_list("response", flat=True).first()
+        return None if row is None else LLMResponse.from_json(json.dumps(row))
+
+    def put(self, key: str, response: LLMResponse) -> None:
+        # ignore_conflicts: two workers answering the same request race harmlessly; the first one stays.
+        CachedResponse.objects.bulk_create(
+            [
+                CachedResponse(
+                    key=key,
+                    provider=self.provider,
+                    model_id=self.model_id,
+                    response=json.loads(response.to_json()),
+                )
+            ],
+            ignore_conflicts=True,
+        )
+
+
+def provider_for(endpoint: ModelEndpoint) -> Provider:
+    """The backend of an endpoint. The local endpoint starts the packaged llama.cpp server on demand."""
+    from evalplatform.llm.providers.openai_provider import OpenAIProvider
+
+    kind = endpoint.provider
+    if kind == ModelEndpoint.Provider.LOCAL:
+        from evalplatform.llm.local_server import ensure_local_server
+
+        return OpenAIProvider(
+            base_url=ensure_local_server(), api_key_env="", dialect="llamacpp", name=f"local:{endpoint.model_id}"
+        )
+    if kind == ModelEndpoint.Provider.OPENAI:
+        return OpenAIProvider(base_url=None, api_key_env=endpoint.api_key_env or "OPENAI_API_KEY", dialect="openai")
+    if kind == ModelEndpoint.Provider.OPENAI_COMPATIBLE:
+        return OpenAIProvider(base_url=endpoint.base_url, api_key_env=endpoint.api_key_env)
+    if kind == ModelEndpoint.Provider.BEDROCK:
+        from evalplatform.llm.providers.bedrock import BedrockProvider
+
+        return BedrockProvider(region_name=endpoint.region or "us-east-1")
+    raise ValueError(f"endpoint {endpoint.name}: unknown provider {kind!r}")
+
+
+def client_for(
+    endpoint: ModelEndpoint, *, budget: Budget | None = None, use_cache: bool = True, provider: Provider | None = None
+) -> LLMClient:
+    """A client with the shared database cache (unless disabled), the endpoint's concurrency and rate limit,
+    its prices, and an optional budget."""
+    backend = provider or provider_for(endpoint)
+    return LLMClient(
+        backend,
+        endpoint_name=endpoint.name,
+        cache=DatabaseResponseCache(provider=backend.name, model_id=endpoint.model_id) if use_cache else None,
+        limiter=limiter_for(
+            endpoint.name,
+            concurrency=endpoint.max_concurrency or None,
+            rate_per_s=endpoint.rate_limit_per_s or None,
+        ),
+        price_in=float(endpoint.price_input_per_mtok),
+        price_out=float(endpoint.price_output_per_mtok),
+        budget=budget,
+    )
+
+
+def as_decimal(value: float) -> Decimal:
+    return Decimal(str(round(value, 6)))

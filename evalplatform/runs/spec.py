@@ -1,0 +1,113 @@
+"""What a run is asked to do, validated: a run's ``spec`` JSON is always written through RunSpec."""
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+CONDITIONS = ("divergent", "real", "none")
+AC_CONVENTIONS = ("paper", "ragas")
+# 0.25: weight of FC in AC as "Context Is King" states it, AC = 0.75 ASS + 0.25 FC (paper C, section 3.4).
+PAPER_FC_WEIGHT = 0.25
+# RAGAS's default answer_correctness weights are 0.75 factuality and 0.25 similarity.
+RAGAS_FC_WEIGHT = 0.75
+# 0.2 / 0.9 / 50: the candidates' sampling in "Context Is King" (section 4).
+PAPER_TEMPERATURE = 0.2
+
+
+class SpecError(ValueError):
+    """A run spec that cannot be run; the message names the field."""
+
+    def __init__(self, field_name: str, message: str):
+        self.field = field_name
+        super().__init__(f"spec field '{field_name}': {message}")
+
+
+def _names(data: dict[str, Any], key: str, *, required: bool) -> list[str]:
+    value = data.get(key, [])
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",") if v.strip()]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise SpecError(key, "must be a list of names")
+    if required and not value:
+        raise SpecError(key, "must name at least one")
+    if len(set(value)) != len(value):
+        raise SpecError(key, "names one twice")
+    return value
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    models: list[str]
+    evaluators: list[str] = field(default_factory=list)
+    temperatures: list[float] = field(default_factory=lambda: [PAPER_TEMPERATURE])
+    conditions: list[str] = field(default_factory=lambda: ["divergent"])
+    samples: int = 1
+    seed: int = 0
+    limit: int | None = None
+    use_cache: bool = True
+    only_validated: bool = False
+    ac_convention: str = "paper"
+    embedder: str | None = None
+
+    @property
+    def fc_weight(self) -> float:
+        return PAPER_FC_WEIGHT if self.ac_convention == "paper" else RAGAS_FC_WEIGHT
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "RunSpec":
+        if not isinstance(data, dict):
+            raise SpecError("spec", "must be an object")
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise SpecError(unknown[0], f"is not a spec field (known: {', '.join(sorted(known))})")
+        temperatures = data.get("temperatures", [PAPER_TEMPERATURE])
+        if isinstance(temperatures, str):
+            temperatures = [t for t in temperatures.split(",") if t.strip()]
+        try:
+            temps = [float(t) for t in temperatures]
+        except (TypeError, ValueError):
+            raise SpecError("temperatures", "must be numbers") from None
+        if not temps or any(t < 0 or t > 2 for t in temps) or len(set(temps)) != len(temps):
+            raise SpecError("temperatures", "must be distinct numbers between 0 and 2")
+        conditions = _names(data, "conditions", required=False) or ["divergent"]
+        bad = [c for c in conditions if c not in CONDITIONS]
+        if bad:
+            raise SpecError("conditions", f"'{bad[0]}' is not one of {', '.join(CONDITIONS)}")
+        samples = data.get("samples", 1)
+        if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= 100:
+            raise SpecError("samples", "must be a whole number from 1 to 100")
+        seed = data.get("seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise SpecError("seed", "must be a whole number")
+        limit = data.get("limit")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+            raise SpecError("limit", "must be a positive whole number")
+        convention = data.get("ac_convention", "paper")
+        if convention not in AC_CONVENTIONS:
+            raise SpecError("ac_convention", f"must be one of {', '.join(AC_CONVENTIONS)}")
+        embedder = data.get("embedder")
+        if embedder is not None and not isinstance(embedder, str):
+            raise SpecError("embedder", "must be a sentence-transformers model path")
+        for flag in ("use_cache", "only_validated"):
+            if flag in data and not isinstance(data[flag], bool):
+                raise SpecError(flag, "must be true or false")
+        return cls(
+            models=_names(data, "models", required=True),
+            evaluators=_names(data, "evaluators", required=False),
+            temperatures=temps,
+            conditions=conditions,
+            samples=samples,
+            seed=seed,
+            limit=limit,
+            use_cache=data.get("use_cache", True),
+            only_validated=data.get("only_validated", False),
+            ac_convention=convention,
+            embedder=embedder,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def sample_seed(self, sample_index: int) -> int:
+        """Each sample of a cell has its own seed, so samples differ while a re-run hits the cache."""
+        return self.seed + sample_index
