@@ -28,10 +28,8 @@ def words(text: str) -> set[str]:
     out = set()
     for token in _WORD.findall(text.lower()):
         token = token.replace(",", "").replace("'", "")
-        if token.replace(".", "").isdigit():
-            token = token.rstrip(".")
-        else:
-            token = token.replace(".", "")
+        # "7.5" keeps its point; "U.S." loses its points.
+        token = token.rstrip(".") if token.replace(".", "").isdigit() else token.replace(".", "")
         if token and token not in STOP_WORDS:
             out.add(token)
     return out

@@ -35,9 +35,7 @@ def bootstrap_ci(
     return float(lo), float(hi)
 
 
-def bootstrap_means(
-    n: int, columns: Sequence[np.ndarray], *, n_boot: int = 1000, seed: int = 0
-) -> list[np.ndarray]:
+def bootstrap_means(n: int, columns: Sequence[np.ndarray], *, n_boot: int = 1000, seed: int = 0) -> list[np.ndarray]:
     """Means of each column over the same ``n_boot`` resamples of the row indices ``0..n-1``.
 
     Resampling the rows jointly keeps paired columns (GoldSim and CtxSim of one item) together.

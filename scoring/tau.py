@@ -128,10 +128,7 @@ def _classify(
 def _label_pairs(answer: Sequence[Triplet], gold: Sequence[Triplet]) -> set[tuple[str, str]]:
     """Every (answer label, gold label) pair compared in place: heads, relations, tails."""
     return {
-        pair
-        for t in answer
-        for u in gold
-        for pair in ((t.head, u.head), (t.relation, u.relation), (t.tail, u.tail))
+        pair for t in answer for u in gold for pair in ((t.head, u.head), (t.relation, u.relation), (t.tail, u.tail))
     }
 
 
@@ -161,7 +158,9 @@ def tau_diagnose(
     e_a = encoder.encode([triplet_text(t) for t in answer])
     e_g = encoder.encode([triplet_text(t) for t in gold])
     sims = e_a @ e_g.T
-    first = [((-float(sims[a, g]),), a, g) for a in range(len(answer)) for g in range(len(gold)) if sims[a, g] > threshold]
+    first = [
+        ((-float(sims[a, g]),), a, g) for a in range(len(answer)) for g in range(len(gold)) if sims[a, g] > threshold
+    ]
     aligned = [(a, g, float(sims[a, g])) for a, g in _greedy(first)]
     pairs = _label_pairs(answer, gold)
     left = sorted({x for x, _ in pairs})

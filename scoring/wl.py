@@ -119,9 +119,7 @@ def wl_features(graphs: Sequence[GraphLike], iterations: int = WL_ITERATIONS) ->
         for k, (first, second) in enumerate(structure):
             ids = current[k]
             if second is None:
-                keys: list[object] = [
-                    (ids[v], tuple(sorted(ids[u] for u in first[v]))) for v in range(len(ids))
-                ]
+                keys: list[object] = [(ids[v], tuple(sorted(ids[u] for u in first[v]))) for v in range(len(ids))]
             else:
                 keys = [
                     (ids[v], tuple(sorted(ids[u] for u in first[v])), tuple(sorted(ids[u] for u in second[v])))

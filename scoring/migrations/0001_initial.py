@@ -5,160 +5,375 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('corpus', '0003_roles'),
-        ('runs', '0002_local_endpoint'),
+        ("corpus", "0003_roles"),
+        ("runs", "0002_local_endpoint"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='KnowledgeGraph',
+            name="KnowledgeGraph",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('text_hash', models.CharField(help_text='SHA-256 of the text.', max_length=64)),
-                ('extractor', models.CharField(help_text='dependency, llm:<endpoint>, or imported.', max_length=60)),
-                ('extractor_version', models.CharField(max_length=40)),
-                ('text', models.TextField(blank=True, help_text='The text the graph was extracted from.')),
-                ('status', models.CharField(choices=[('ok', 'Scored'), ('unparseable', 'Judge output could not be parsed (after one repair)'), ('failed', 'The call failed')], default='ok', max_length=12)),
-                ('raw_output', models.TextField(blank=True, help_text="The LLM extractor's raw answer, when there is one.")),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("text_hash", models.CharField(help_text="SHA-256 of the text.", max_length=64)),
+                ("extractor", models.CharField(help_text="dependency, llm:<endpoint>, or imported.", max_length=60)),
+                ("extractor_version", models.CharField(max_length=40)),
+                ("text", models.TextField(blank=True, help_text="The text the graph was extracted from.")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("ok", "Scored"),
+                            ("unparseable", "Judge output could not be parsed (after one repair)"),
+                            ("failed", "The call failed"),
+                        ],
+                        default="ok",
+                        max_length=12,
+                    ),
+                ),
+                (
+                    "raw_output",
+                    models.TextField(blank=True, help_text="The LLM extractor's raw answer, when there is one."),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('text_hash', 'extractor', 'extractor_version'), name='graph_once_per_text_and_extractor')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("text_hash", "extractor", "extractor_version"), name="graph_once_per_text_and_extractor"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='GraphScore',
+            name="GraphScore",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('variant', models.CharField(help_text='s3kg, s3kg_directed, s3kg_symmetric, s3kg_reference.', max_length=40)),
-                ('variant_version', models.CharField(max_length=40)),
-                ('encoder', models.CharField(help_text='Sentence encoder used for triplets and labels.', max_length=200)),
-                ('alpha', models.FloatField(default=0.5, help_text='Blend of structure and semantics (S3KG Eq. 2; 0.5 default).')),
-                ('goldsim', models.FloatField(blank=True, null=True)),
-                ('ctxsim', models.FloatField(blank=True, null=True)),
-                ('cus', models.FloatField(blank=True, null=True)),
-                ('status', models.CharField(choices=[('ok', 'Scored'), ('unparseable', 'Judge output could not be parsed (after one repair)'), ('failed', 'The call failed')], default='ok', max_length=12)),
-                ('skipped_reason', models.CharField(blank=True, help_text='Why it was not scored (empty graph...).', max_length=200)),
-                ('details', models.JSONField(blank=True, default=dict, help_text='Structural and semantic parts of each score.')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('generation', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='graph_scores', to='runs.generation')),
-                ('answer_graph', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='scoring.knowledgegraph')),
-                ('context_graph', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='scoring.knowledgegraph')),
-                ('gold_graph', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='scoring.knowledgegraph')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "variant",
+                    models.CharField(help_text="s3kg, s3kg_directed, s3kg_symmetric, s3kg_reference.", max_length=40),
+                ),
+                ("variant_version", models.CharField(max_length=40)),
+                (
+                    "encoder",
+                    models.CharField(help_text="Sentence encoder used for triplets and labels.", max_length=200),
+                ),
+                (
+                    "alpha",
+                    models.FloatField(
+                        default=0.5, help_text="Blend of structure and semantics (S3KG Eq. 2; 0.5 default)."
+                    ),
+                ),
+                ("goldsim", models.FloatField(blank=True, null=True)),
+                ("ctxsim", models.FloatField(blank=True, null=True)),
+                ("cus", models.FloatField(blank=True, null=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("ok", "Scored"),
+                            ("unparseable", "Judge output could not be parsed (after one repair)"),
+                            ("failed", "The call failed"),
+                        ],
+                        default="ok",
+                        max_length=12,
+                    ),
+                ),
+                (
+                    "skipped_reason",
+                    models.CharField(blank=True, help_text="Why it was not scored (empty graph...).", max_length=200),
+                ),
+                (
+                    "details",
+                    models.JSONField(
+                        blank=True, default=dict, help_text="Structural and semantic parts of each score."
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "generation",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="graph_scores", to="runs.generation"
+                    ),
+                ),
+                (
+                    "answer_graph",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="scoring.knowledgegraph"
+                    ),
+                ),
+                (
+                    "context_graph",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="scoring.knowledgegraph"
+                    ),
+                ),
+                (
+                    "gold_graph",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="scoring.knowledgegraph"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='PairScore',
+            name="PairScore",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('method', models.CharField(max_length=80)),
-                ('value', models.FloatField()),
-                ('pair', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='scores', to='corpus.textpair')),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='pair_scores', to='runs.run')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("method", models.CharField(max_length=80)),
+                ("value", models.FloatField()),
+                (
+                    "pair",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="scores", to="corpus.textpair"
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="pair_scores", to="runs.run"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='StatementSet',
+            name="StatementSet",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('text_hash', models.CharField(help_text='SHA-256 of the text the statements come from.', max_length=64)),
-                ('prompt_version', models.CharField(max_length=40)),
-                ('statements', models.JSONField(blank=True, default=list)),
-                ('status', models.CharField(choices=[('ok', 'Scored'), ('unparseable', 'Judge output could not be parsed (after one repair)'), ('failed', 'The call failed')], default='ok', max_length=12)),
-                ('raw_output', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('evaluator', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='statement_sets', to='runs.modelendpoint')),
-                ('question', models.ForeignKey(blank=True, help_text="Set when the text is the question's ground truth.", null=True, on_delete=django.db.models.deletion.CASCADE, related_name='statement_sets', to='corpus.question')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "text_hash",
+                    models.CharField(help_text="SHA-256 of the text the statements come from.", max_length=64),
+                ),
+                ("prompt_version", models.CharField(max_length=40)),
+                ("statements", models.JSONField(blank=True, default=list)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("ok", "Scored"),
+                            ("unparseable", "Judge output could not be parsed (after one repair)"),
+                            ("failed", "The call failed"),
+                        ],
+                        default="ok",
+                        max_length=12,
+                    ),
+                ),
+                ("raw_output", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "evaluator",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="statement_sets",
+                        to="runs.modelendpoint",
+                    ),
+                ),
+                (
+                    "question",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="Set when the text is the question's ground truth.",
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="statement_sets",
+                        to="corpus.question",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='TauDiagnosis',
+            name="TauDiagnosis",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('threshold', models.FloatField(default=0.76, help_text='Sentence cosine above which triplets align (S3KG §4).')),
-                ('aligned', models.JSONField(default=list, help_text='[answer index, gold index, cosine] per aligned pair.')),
-                ('relation_wrong', models.JSONField(default=list)),
-                ('entity_wrong', models.JSONField(default=list)),
-                ('extra', models.JSONField(default=list, help_text='Answer triplets with no gold counterpart (hallucinated).')),
-                ('missing', models.JSONField(default=list, help_text='Gold triplets the answer does not state.')),
-                ('counts', models.JSONField(default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('graph_score', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='tau', to='scoring.graphscore')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "threshold",
+                    models.FloatField(default=0.76, help_text="Sentence cosine above which triplets align (S3KG §4)."),
+                ),
+                (
+                    "aligned",
+                    models.JSONField(default=list, help_text="[answer index, gold index, cosine] per aligned pair."),
+                ),
+                ("relation_wrong", models.JSONField(default=list)),
+                ("entity_wrong", models.JSONField(default=list)),
+                (
+                    "extra",
+                    models.JSONField(
+                        default=list, help_text="Answer triplets with no gold counterpart (hallucinated)."
+                    ),
+                ),
+                ("missing", models.JSONField(default=list, help_text="Gold triplets the answer does not state.")),
+                ("counts", models.JSONField(default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "graph_score",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="tau", to="scoring.graphscore"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Triplet',
+            name="Triplet",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField(help_text='Order within the graph (the reference variant reads it).')),
-                ('head', models.CharField(help_text='Normalised: lower-cased, lemmatised.', max_length=500)),
-                ('relation', models.CharField(max_length=500)),
-                ('tail', models.CharField(max_length=500)),
-                ('raw_head', models.CharField(blank=True, help_text='The label as extracted or imported.', max_length=500)),
-                ('raw_relation', models.CharField(blank=True, max_length=500)),
-                ('raw_tail', models.CharField(blank=True, max_length=500)),
-                ('graph', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='triplets', to='scoring.knowledgegraph')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "position",
+                    models.PositiveIntegerField(help_text="Order within the graph (the reference variant reads it)."),
+                ),
+                ("head", models.CharField(help_text="Normalised: lower-cased, lemmatised.", max_length=500)),
+                ("relation", models.CharField(max_length=500)),
+                ("tail", models.CharField(max_length=500)),
+                (
+                    "raw_head",
+                    models.CharField(blank=True, help_text="The label as extracted or imported.", max_length=500),
+                ),
+                ("raw_relation", models.CharField(blank=True, max_length=500)),
+                ("raw_tail", models.CharField(blank=True, max_length=500)),
+                (
+                    "graph",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="triplets",
+                        to="scoring.knowledgegraph",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['graph', 'position'],
+                "ordering": ["graph", "position"],
             },
         ),
         migrations.CreateModel(
-            name='BenchmarkResult',
+            name="BenchmarkResult",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('method', models.CharField(help_text='s3kg, s3kg@alpha=0.3, rouge1, bleu, minilm...', max_length=80)),
-                ('n', models.PositiveIntegerField()),
-                ('f1', models.FloatField(blank=True, help_text='Best F1 over the threshold sweep.', null=True)),
-                ('auroc', models.FloatField(blank=True, null=True)),
-                ('threshold', models.FloatField(blank=True, null=True)),
-                ('precision', models.FloatField(blank=True, null=True)),
-                ('recall', models.FloatField(blank=True, null=True)),
-                ('status', models.CharField(default='ok', help_text='ok, or why the method could not run.', max_length=40)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='benchmark_results', to='runs.run')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("method", models.CharField(help_text="s3kg, s3kg@alpha=0.3, rouge1, bleu, minilm...", max_length=80)),
+                ("n", models.PositiveIntegerField()),
+                ("f1", models.FloatField(blank=True, help_text="Best F1 over the threshold sweep.", null=True)),
+                ("auroc", models.FloatField(blank=True, null=True)),
+                ("threshold", models.FloatField(blank=True, null=True)),
+                ("precision", models.FloatField(blank=True, null=True)),
+                ("recall", models.FloatField(blank=True, null=True)),
+                (
+                    "status",
+                    models.CharField(default="ok", help_text="ok, or why the method could not run.", max_length=40),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="benchmark_results", to="runs.run"
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('run', 'method'), name='benchmark_one_per_method')],
+                "constraints": [models.UniqueConstraint(fields=("run", "method"), name="benchmark_one_per_method")],
             },
         ),
         migrations.CreateModel(
-            name='GenerationScore',
+            name="GenerationScore",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('scorer', models.CharField(help_text='Evaluator endpoint name, or the embedder for ass.', max_length=200)),
-                ('metric', models.CharField(choices=[('ass', 'Answer semantic similarity'), ('fc', 'Factual correctness (statement F1)'), ('ac', 'Answer correctness'), ('acc', 'Accuracy (0-1 in quarters)'), ('cm', 'Completeness (0-1 in quarters)'), ('lav', 'LLM answer validation (1 valid, 0 not)')], max_length=6)),
-                ('value', models.FloatField(blank=True, help_text='In [0, 1]; empty unless status is ok.', null=True)),
-                ('status', models.CharField(choices=[('ok', 'Scored'), ('unparseable', 'Judge output could not be parsed (after one repair)'), ('failed', 'The call failed')], default='ok', max_length=12)),
-                ('raw_output', models.TextField(blank=True, help_text='What the judge answered, verbatim.')),
-                ('details', models.JSONField(blank=True, default=dict, help_text='Statements, TP/FP/FN, weights, repair attempts.')),
-                ('metric_version', models.CharField(blank=True, help_text='Version of the metric and its prompt.', max_length=40)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('evaluator', models.ForeignKey(blank=True, help_text='The evaluator endpoint for judge metrics; empty for embedding metrics.', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='scores', to='runs.modelendpoint')),
-                ('generation', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='scores', to='runs.generation')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "scorer",
+                    models.CharField(help_text="Evaluator endpoint name, or the embedder for ass.", max_length=200),
+                ),
+                (
+                    "metric",
+                    models.CharField(
+                        choices=[
+                            ("ass", "Answer semantic similarity"),
+                            ("fc", "Factual correctness (statement F1)"),
+                            ("ac", "Answer correctness"),
+                            ("acc", "Accuracy (0-1 in quarters)"),
+                            ("cm", "Completeness (0-1 in quarters)"),
+                            ("lav", "LLM answer validation (1 valid, 0 not)"),
+                        ],
+                        max_length=6,
+                    ),
+                ),
+                ("value", models.FloatField(blank=True, help_text="In [0, 1]; empty unless status is ok.", null=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("ok", "Scored"),
+                            ("unparseable", "Judge output could not be parsed (after one repair)"),
+                            ("failed", "The call failed"),
+                        ],
+                        default="ok",
+                        max_length=12,
+                    ),
+                ),
+                ("raw_output", models.TextField(blank=True, help_text="What the judge answered, verbatim.")),
+                (
+                    "details",
+                    models.JSONField(
+                        blank=True, default=dict, help_text="Statements, TP/FP/FN, weights, repair attempts."
+                    ),
+                ),
+                (
+                    "metric_version",
+                    models.CharField(blank=True, help_text="Version of the metric and its prompt.", max_length=40),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "evaluator",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="The evaluator endpoint for judge metrics; empty for embedding metrics.",
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="scores",
+                        to="runs.modelendpoint",
+                    ),
+                ),
+                (
+                    "generation",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="scores", to="runs.generation"
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['metric', 'status'], name='scoring_gen_metric_ac57fd_idx')],
-                'constraints': [models.UniqueConstraint(fields=('generation', 'scorer', 'metric'), name='score_one_per_metric'), models.CheckConstraint(condition=models.Q(('value__isnull', True), models.Q(('value__gte', 0), ('value__lte', 1)), _connector='OR'), name='score_value_in_unit'), models.CheckConstraint(condition=models.Q(models.Q(('status', 'ok'), ('value__isnull', False)), models.Q(models.Q(('status', 'ok'), _negated=True), ('value__isnull', True)), _connector='OR'), name='score_value_only_when_ok')],
+                "indexes": [models.Index(fields=["metric", "status"], name="scoring_gen_metric_ac57fd_idx")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("generation", "scorer", "metric"), name="score_one_per_metric"),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("value__isnull", True), models.Q(("value__gte", 0), ("value__lte", 1)), _connector="OR"
+                        ),
+                        name="score_value_in_unit",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(("status", "ok"), ("value__isnull", False)),
+                            models.Q(models.Q(("status", "ok"), _negated=True), ("value__isnull", True)),
+                            _connector="OR",
+                        ),
+                        name="score_value_only_when_ok",
+                    ),
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='graphscore',
-            constraint=models.UniqueConstraint(fields=('generation', 'variant', 'encoder', 'alpha'), name='graph_score_one_per_variant'),
+            model_name="graphscore",
+            constraint=models.UniqueConstraint(
+                fields=("generation", "variant", "encoder", "alpha"), name="graph_score_one_per_variant"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='pairscore',
-            constraint=models.UniqueConstraint(fields=('run', 'pair', 'method'), name='pair_score_one_per_method'),
+            model_name="pairscore",
+            constraint=models.UniqueConstraint(fields=("run", "pair", "method"), name="pair_score_one_per_method"),
         ),
         migrations.AddConstraint(
-            model_name='statementset',
-            constraint=models.UniqueConstraint(fields=('evaluator', 'text_hash', 'prompt_version'), name='statements_once_per_text'),
+            model_name="statementset",
+            constraint=models.UniqueConstraint(
+                fields=("evaluator", "text_hash", "prompt_version"), name="statements_once_per_text"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='triplet',
-            constraint=models.UniqueConstraint(fields=('graph', 'position'), name='triplet_position_unique'),
+            model_name="triplet",
+            constraint=models.UniqueConstraint(fields=("graph", "position"), name="triplet_position_unique"),
         ),
     ]

@@ -1,0 +1,100 @@
+"""python manage.py run_cdke --dataset NAME --models local --evaluators local --temperatures 0.2
+--conditions divergent,real [--limit N] [--no-cache] [--budget USD] [--sync] [--json FILE]"""
+
+import json
+import sys
+import time
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from evalplatform.corpus.models import Dataset
+from evalplatform.runs import services
+from evalplatform.runs.models import Run
+from evalplatform.runs.report import correlation_table, error_table, table2
+from evalplatform.runs.results import context_correlations, error_class_rows, result_rows, run_results_json
+from evalplatform.runs.spec import RunSpec, SpecError
+
+
+def progress_bar(run: Run, width: int = 40) -> str:
+    filled = int(width * run.progress_done / run.progress_total) if run.progress_total else 0
+    return f"\r[{'#' * filled}{'.' * (width - filled)}] {run.progress_done}/{run.progress_total} {run.status}"
+
+
+class Command(BaseCommand):
+    help = "Launch a CDK-E run (answers and judge metrics), show its progress and print the paper's Table 2."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--dataset", required=True)
+        parser.add_argument("--models", required=True, help="Comma-separated endpoint names, e.g. local.")
+        parser.add_argument("--evaluators", default="", help="Comma-separated evaluator endpoint names.")
+        parser.add_argument("--temperatures", default="0.2")
+        parser.add_argument("--conditions", default="divergent", help="divergent, real, none (comma-separated).")
+        parser.add_argument("--samples", type=int, default=1)
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--limit", type=int, help="Ask only the first N questions.")
+        parser.add_argument("--no-cache", action="store_true", help="Bypass the response cache.")
+        parser.add_argument("--budget", help="Hard budget in USD; the run stops cleanly there.")
+        parser.add_argument("--ac-convention", default="paper", choices=["paper", "ragas"])
+        parser.add_argument("--sync", action="store_true", help="Run inline instead of through the workers.")
+        parser.add_argument("--json", type=Path, help="Write the results as JSON to this file.")
+        parser.add_argument("--timeout", type=float, default=24 * 3600, help="Seconds to wait for the workers.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        dataset = Dataset.objects.filter(name=options["dataset"]).first()
+        if dataset is None:
+            raise CommandError(f"no dataset named '{options['dataset']}'")
+        spec: dict[str, Any] = {
+            "models": options["models"],
+            "evaluators": options["evaluators"],
+            "temperatures": options["temperatures"],
+            "conditions": options["conditions"],
+            "samples": options["samples"],
+            "seed": options["seed"],
+            "use_cache": not options["no_cache"],
+            "ac_convention": options["ac_convention"],
+        }
+        if options["limit"]:
+            spec["limit"] = options["limit"]
+        try:
+            budget = Decimal(options["budget"]) if options["budget"] else None
+        except InvalidOperation:
+            raise CommandError(f"--budget {options['budget']!r} is not an amount in USD") from None
+        try:
+            parsed = RunSpec.from_dict(spec)
+            estimate = services.run_estimate(dataset=dataset, spec=parsed)
+            self.stdout.write(
+                f"pre-flight estimate: {estimate.n_requests} calls, ~{estimate.input_tokens} input and "
+                f"<= {estimate.output_tokens} output tokens, <= ${estimate.cost_usd:.4f}"
+            )
+            if options["sync"]:
+                from evalplatform.celery import app
+
+                app.conf.task_always_eager = True
+            run = services.run_launch(dataset=dataset, spec=spec, budget_usd=budget)
+        except SpecError as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(f"run {run.pk}: {run.progress_total} units of work")
+        deadline = time.monotonic() + options["timeout"]
+        while True:
+            run.refresh_from_db()
+            sys.stdout.write(progress_bar(run))
+            sys.stdout.flush()
+            if run.status not in (Run.Status.QUEUED, Run.Status.RUNNING) or time.monotonic() > deadline:
+                break
+            time.sleep(1)
+        sys.stdout.write("\n")
+        self.report(run, options["json"])
+
+    def report(self, run: Run, json_path: Path | None) -> None:
+        self.stdout.write(f"run {run.pk} {run.status}" + (f": {run.status_reason}" if run.status_reason else ""))
+        self.stdout.write(f"cost ${run.cost_usd:.6f}")
+        self.stdout.write(table2(result_rows(run)))
+        self.stdout.write("")
+        self.stdout.write(error_table(error_class_rows(run)))
+        self.stdout.write(correlation_table(context_correlations(run)))
+        if json_path is not None:
+            json_path.write_text(json.dumps(run_results_json(run), indent=2))
+            self.stdout.write(f"wrote {json_path}")

@@ -1,0 +1,227 @@
+"""A CDK-E run's results: the paper's Table 2 layout per model × evaluator × temperature × condition,
+with bootstrap intervals and the counts of unparseable and failed scores beside every mean; the
+per-context correlation of 0.5 LAV + 0.25 Acc + 0.25 Cm with ASS; and the automatic error classes."""
+
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from evalplatform.corpus.models import Alteration
+from evalplatform.runs.models import Generation, Run
+from scoring.cdke import JudgeComposite
+from scoring.error_classes import ERROR_CLASSES, classify_answer, fact_markers
+from scoring.models import GenerationScore, ScoreStatus
+from scoring.stats import bootstrap_ci, pearson, spearman
+
+TABLE_METRICS = ("lav", "acc", "cm", "ass", "ac", "fc")
+CellKey = tuple[str, str, float, str]  # model, evaluator, temperature, condition
+
+
+@dataclass
+class MetricSummary:
+    mean: float | None
+    ci: tuple[float, float] | None
+    n: int
+    n_unparseable: int
+    n_failed: int
+
+
+@dataclass
+class ResultRow:
+    model: str
+    evaluator: str
+    temperature: float
+    condition: str
+    n: int
+    n_unparseable: int
+    n_failed: int
+    metrics: dict[str, MetricSummary] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        row: dict[str, Any] = {
+            "model": self.model,
+            "evaluator": self.evaluator,
+            "temperature": self.temperature,
+            "condition": self.condition,
+            "n": self.n,
+            "n_unparseable": self.n_unparseable,
+            "n_failed": self.n_failed,
+        }
+        for metric in TABLE_METRICS:
+            summary = self.metrics.get(metric)
+            row[metric] = None if summary is None else summary.mean
+        return row
+
+
+def _summary(values: list[float], unparseable: int, failed: int, seed: int) -> MetricSummary:
+    if not values:
+        return MetricSummary(None, None, 0, unparseable, failed)
+    mean = sum(values) / len(values)
+    return MetricSummary(mean, bootstrap_ci(values, seed=seed), len(values), unparseable, failed)
+
+
+def _score_rows(run: Run) -> list[dict[str, Any]]:
+    rows = GenerationScore.objects.filter(generation__run=run).values(
+        "generation_id", "scorer", "metric", "value", "status"
+    )
+    return [dict(r) for r in rows]
+
+
+def _generations(run: Run) -> list[dict[str, Any]]:
+    rows = Generation.objects.filter(run=run).values(
+        "pk",
+        "model__name",
+        "temperature",
+        "condition",
+        "status",
+        "text",
+        "question_id",
+        "question__context_id",
+        "question__ground_truth",
+        "question__original_answer",
+    )
+    return [dict(r) for r in rows]
+
+
+def result_rows(run: Run) -> list[ResultRow]:
+    evaluators = list(run.spec.get("evaluators", []))
+    generations = _generations(run)
+    scores: dict[tuple[int, str], dict[str, dict[str, Any]]] = defaultdict(dict)
+    ass_by_gen: dict[int, dict[str, Any]] = {}
+    for score_row in _score_rows(run):
+        if score_row["metric"] == "ass":
+            ass_by_gen[score_row["generation_id"]] = score_row
+        else:
+            scores[(score_row["generation_id"], score_row["scorer"])][score_row["metric"]] = score_row
+    cells: dict[CellKey, list[dict[str, Any]]] = defaultdict(list)
+    for g in generations:
+        for evaluator in evaluators or ["-"]:
+            cells[(g["model__name"], evaluator, g["temperature"], g["condition"])].append(g)
+    rows = []
+    for (model, evaluator, temperature, condition), gens in sorted(cells.items()):
+        values: dict[str, list[float]] = defaultdict(list)
+        unparseable: dict[str, int] = defaultdict(int)
+        failed: dict[str, int] = defaultdict(int)
+        n_any_unparseable = n_any_failed = 0
+        for g in gens:
+            if g["status"] == Generation.Status.FAILED:
+                n_any_failed += 1
+                for metric in TABLE_METRICS:
+                    failed[metric] += 1
+                continue
+            per_metric = dict(scores.get((g["pk"], evaluator), {}))
+            if g["pk"] in ass_by_gen:
+                per_metric["ass"] = ass_by_gen[g["pk"]]
+            statuses = set()
+            for metric, score in per_metric.items():
+                statuses.add(score["status"])
+                if score["status"] == ScoreStatus.OK:
+                    values[metric].append(float(score["value"]))
+                elif score["status"] == ScoreStatus.UNPARSEABLE:
+                    unparseable[metric] += 1
+                else:
+                    failed[metric] += 1
+            n_any_unparseable += ScoreStatus.UNPARSEABLE in statuses
+            n_any_failed += ScoreStatus.FAILED in statuses
+        row = ResultRow(model, evaluator, temperature, condition, len(gens), n_any_unparseable, n_any_failed)
+        for index, metric in enumerate(TABLE_METRICS):
+            row.metrics[metric] = _summary(values[metric], unparseable[metric], failed[metric], seed=index)
+        rows.append(row)
+    return rows
+
+
+@dataclass
+class Correlation:
+    model: str
+    evaluator: str
+    n_contexts: int
+    pearson: float | None
+    spearman: float | None
+    points: list[tuple[float, float]]  # (ASS, 0.5 LAV + 0.25 Acc + 0.25 Cm) per context
+
+
+def context_correlations(run: Run, condition: str = "divergent") -> list[Correlation]:
+    """Paper C's per-context analysis: for each model and evaluator, each context's mean ASS against its
+    mean 0.5 LAV + 0.25 Acc + 0.25 Cm, with Pearson and Spearman r."""
+    generations = {g["pk"]: g for g in _generations(run) if g["condition"] == condition}
+    per_gen: dict[tuple[int, str], dict[str, float]] = defaultdict(dict)
+    ass: dict[int, float] = {}
+    for row in _score_rows(run):
+        if row["generation_id"] not in generations or row["status"] != ScoreStatus.OK:
+            continue
+        if row["metric"] == "ass":
+            ass[row["generation_id"]] = float(row["value"])
+        else:
+            per_gen[(row["generation_id"], row["scorer"])][row["metric"]] = float(row["value"])
+    groups: dict[tuple[str, str], dict[int, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
+    for (gen_id, evaluator), metrics in per_gen.items():
+        if gen_id not in ass or not {"lav", "acc", "cm"} <= set(metrics):
+            continue
+        g = generations[gen_id]
+        composite = JudgeComposite(metrics["lav"], metrics["acc"], metrics["cm"]).value
+        groups[(g["model__name"], evaluator)][g["question__context_id"]].append((ass[gen_id], composite))
+    out = []
+    for (model, evaluator), contexts in sorted(groups.items()):
+        points = [
+            (sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts))
+            for _, pts in sorted(contexts.items())
+        ]
+        xs, ys = [p[0] for p in points], [p[1] for p in points]
+        out.append(Correlation(model, evaluator, len(points), pearson(xs, ys), spearman(xs, ys), points))
+    return out
+
+
+@dataclass
+class ErrorClassRow:
+    model: str
+    temperature: float
+    condition: str
+    n: int
+    followed_context: float
+    reverted_to_prior: float
+    neither: float
+
+
+def error_class_rows(run: Run) -> list[ErrorClassRow]:
+    """Share of answers that follow the context, revert to the original fact, or neither, per model,
+    temperature and condition (scoring.error_classes states the rule)."""
+    alterations: dict[int, list[tuple[str, str]]] = defaultdict(list)
+    for context_id, original_fact, divergent_fact in Alteration.objects.filter(
+        context__dataset=run.dataset
+    ).values_list("context_id", "original", "divergent"):
+        alterations[context_id].append((original_fact, divergent_fact))
+    counts: dict[tuple[str, float, str], dict[str, int]] = defaultdict(lambda: dict.fromkeys(ERROR_CLASSES, 0))
+    for g in _generations(run):
+        if g["status"] != Generation.Status.DONE:
+            continue
+        divergent, original = fact_markers(
+            ground_truth=g["question__ground_truth"],
+            original_answer=g["question__original_answer"],
+            alterations=alterations[g["question__context_id"]],
+        )
+        counts[(g["model__name"], g["temperature"], g["condition"])][
+            classify_answer(g["text"], divergent, original)
+        ] += 1
+    rows = []
+    for (model, temperature, condition), c in sorted(counts.items()):
+        n = sum(c.values())
+        rows.append(ErrorClassRow(model, temperature, condition, n, *(c[k] / n for k in ERROR_CLASSES)))
+    return rows
+
+
+def run_results_json(run: Run) -> dict[str, Any]:
+    return {
+        "run_id": run.pk,
+        "rows": [r.as_json() for r in result_rows(run)],
+        "error_classes": [{k: v for k, v in asdict(r).items() if k != "n"} | {"n": r.n} for r in error_class_rows(run)],
+        "correlations": [
+            {
+                "model": c.model,
+                "evaluator": c.evaluator,
+                "n_contexts": c.n_contexts,
+                "pearson": c.pearson,
+                "spearman": c.spearman,
+            }
+            for c in context_correlations(run)
+        ],
+    }
