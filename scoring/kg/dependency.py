@@ -147,12 +147,16 @@ def _clause(verb: Token) -> _Clause:
         clause.subjects, clause.passive = [antecedent], True  # "a firm founded by X": passive participle
     elif antecedent is not None and not clause.subjects and verb.tag_ == "VBG":
         clause.subjects = [antecedent]  # "a man living in Paris"
-    elif antecedent is None and not clause.subjects and verb.dep_ in ("conj", "xcomp"):
-        if verb.head.pos_ in ("VERB", "AUX"):
-            inherited = _clause(verb.head)
-            clause.subjects = inherited.agents or inherited.subjects
-            if verb.dep_ == "conj" and verb.tag_ == "VBN" and inherited.passive:
-                clause.passive, clause.subjects = True, inherited.subjects  # "was built and renamed"
+    elif (
+        antecedent is None
+        and not clause.subjects
+        and verb.dep_ in ("conj", "xcomp")
+        and verb.head.pos_ in ("VERB", "AUX")
+    ):
+        inherited = _clause(verb.head)
+        clause.subjects = inherited.agents or inherited.subjects
+        if verb.dep_ == "conj" and verb.tag_ == "VBN" and inherited.passive:
+            clause.passive, clause.subjects = True, inherited.subjects  # "was built and renamed"
 
     stranded: list[Token] = []
     for child in verb.children:
@@ -235,10 +239,10 @@ def doc_triplets(doc: Doc | Span) -> list[Triplet]:
     seen: set[Triplet] = set()
     out: list[Triplet] = []
     for triplet in _iter_triplets(doc):
-        if triplet.head and triplet.relation and triplet.tail and triplet.head != triplet.tail:
-            if triplet not in seen:
-                seen.add(triplet)
-                out.append(triplet)
+        complete = triplet.head and triplet.relation and triplet.tail and triplet.head != triplet.tail
+        if complete and triplet not in seen:
+            seen.add(triplet)
+            out.append(triplet)
     return out
 
 

