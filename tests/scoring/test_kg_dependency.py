@@ -174,3 +174,16 @@ def test_registry_builds_the_dependency_extractor() -> None:
     assert isinstance(extractor, DependencyExtractor)
     assert isinstance(extractor, TripletExtractor)
     assert extractor.name == "dependency"
+
+
+def test_known_limit_modality_and_quantifier_negation_are_lost(extractor: DependencyExtractor) -> None:
+    # Documented in docs/kg_extraction.md: the hedge "may" and the quantifier "no" leave no trace.
+    assert extractor.extract("Aspirin may reduce mortality.") == [T("aspirin", "reduce", "mortality")]
+    assert extractor.extract("No patients received aspirin.") == [T("patient", "receive", "aspirin")]
+
+
+def test_known_limit_personal_pronouns_are_not_resolved(extractor: DependencyExtractor) -> None:
+    assert extractor.extract("Curie studied chemistry. She was born in Warsaw.") == [
+        T("curie", "study", "chemistry"),
+        T("she", "be bear in", "warsaw"),
+    ]
