@@ -27,7 +27,7 @@ Complete = Callable[[str, str | None], str]
 _INSTRUCTION = (
     "Extract the facts stated in the text as knowledge-graph triplets. Each triplet is "
     "[head, relation, tail]: head and tail are short entity names taken from the text, relation is a "
-    "short verb phrase. Keep negation in the relation (\"did not win\"). State only what the text says. "
+    'short verb phrase. Keep negation in the relation ("did not win"). State only what the text says. '
     "Answer with a JSON list of triplets and nothing else; answer [] when the text states no fact."
 )
 
