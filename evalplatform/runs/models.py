@@ -21,6 +21,7 @@ class ModelEndpoint(models.Model):
         OPENAI_COMPATIBLE = "openai_compatible", "OpenAI-compatible server (vLLM, Ollama, llama.cpp...)"
         BEDROCK = "bedrock", "AWS Bedrock (Converse API)"
         LOCAL = "local", "Local llama.cpp server started on demand"
+        IMPORTED = "imported", "Answers imported with a dataset (never called)"
 
     class Mode(models.TextChoices):
         CHAT = "chat", "Chat messages"

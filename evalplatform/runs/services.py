@@ -21,7 +21,7 @@ from evalplatform.llm.pricing import Budget, CostEstimate, estimate_cost
 from evalplatform.llm.prompts import REGISTRY, answer_template, answer_values
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
 from evalplatform.runs.spec import RunSpec, SpecError
-from scoring.models import GenerationScore
+from scoring.models import GenerationScore, GraphScore
 
 log = logging.getLogger(__name__)
 PIPELINE_VERSION = "cdke-pipeline@1"
@@ -36,6 +36,8 @@ def run_questions(dataset: Dataset, spec: RunSpec) -> QuerySet[Question]:
     if spec.only_validated:
         questions = questions.filter(status=Question.Status.VALIDATED)
     questions = questions.select_related("context").order_by("context__position", "position", "pk")
+    if spec.per_context is not None:
+        questions = questions.filter(position__lt=spec.per_context)
     if spec.limit is not None:
         questions = questions[: spec.limit]
     return questions
@@ -134,8 +136,9 @@ def run_launch(
     actor: User | None = None,
     budget_usd: Decimal | None = None,
     enqueue: bool = True,
+    kind: str = Run.Kind.CDKE,
 ) -> Run:
-    """Validate a CDK-E run and plan it: one pending Generation per cell (question × model ×
+    """Validate a CDK-E (or knowledge-graph) run and plan it: one pending Generation per cell (question × model ×
     temperature × condition × sample). Refuses a spec naming unknown endpoints, or the real condition on
     contexts without real text. The run is enqueued once the transaction commits."""
     parsed = RunSpec.from_dict(spec)
@@ -146,13 +149,17 @@ def run_launch(
         raise SpecError("dataset", f"dataset '{dataset.name}' has no question to run")
     _check_conditions(questions, parsed)
     n_cells = len(questions) * len(models) * len(parsed.temperatures) * len(parsed.conditions) * parsed.samples
+    if kind not in (Run.Kind.CDKE, Run.Kind.KG):
+        raise SpecError("kind", f"run_launch plans answer runs (cdke, kg), not '{kind}'")
+    if kind == Run.Kind.KG and parsed.kg is None:
+        raise SpecError("kg", "a kg run needs its knowledge-graph options")
     run = Run.objects.create(
-        kind=Run.Kind.CDKE,
+        kind=kind,
         dataset=dataset,
         spec=parsed.to_dict(),
         created_by=actor,
         budget_usd=budget_usd,
-        progress_total=n_cells * (1 + len(evaluators)),
+        progress_total=n_cells * (1 + len(evaluators) + (1 if parsed.kg is not None else 0)),
         manifest=run_manifest(parsed),
     )
     Generation.objects.bulk_create(
@@ -283,8 +290,12 @@ def run_progress(run: Run) -> tuple[int, int]:
     failed_scores = GenerationScore.objects.filter(
         generation__run=run, metric=GenerationScore.Metric.LAV, status="failed"
     ).count()
-    finished = done_gens + failed_gens * (1 + n_evaluators) + scored
-    failed = failed_gens * (1 + n_evaluators) + failed_scores
+    n_graph = 1 if run.spec.get("kg") is not None else 0
+    graphed = (
+        GraphScore.objects.filter(generation__run=run).values("generation_id").distinct().count() if n_graph else 0
+    )
+    finished = done_gens + failed_gens * (1 + n_evaluators + n_graph) + scored + graphed
+    failed = failed_gens * (1 + n_evaluators + n_graph) + failed_scores
     return finished, failed
 
 
@@ -337,5 +348,14 @@ def generations_to_score(run: Run, evaluator: ModelEndpoint) -> QuerySet[Generat
                 generation__run=run, scorer=evaluator.name, metric=GenerationScore.Metric.LAV
             ).values("generation_id")
         )
+        .order_by("question__context__position", "question__position", "pk")
+    )
+
+
+def generations_to_graph(run: Run) -> QuerySet[Generation]:
+    """Answered generations without their knowledge-graph scores yet."""
+    return (
+        Generation.objects.filter(run=run, status=Generation.Status.DONE)
+        .exclude(pk__in=GraphScore.objects.filter(generation__run=run).values("generation_id"))
         .order_by("question__context__position", "question__position", "pk")
     )

@@ -47,6 +47,9 @@ class RunSpec:
     only_validated: bool = False
     ac_convention: str = "paper"
     embedder: str | None = None
+    per_context: int | None = None
+    # Options of the knowledge-graph pass (S3KG / CUS / TAU), validated by scoring.kg_spec; None: no pass.
+    kg: dict[str, Any] | None = None
 
     @property
     def fc_weight(self) -> float:
@@ -82,6 +85,14 @@ class RunSpec:
         limit = data.get("limit")
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
             raise SpecError("limit", "must be a positive whole number")
+        per_context = data.get("per_context")
+        if per_context is not None and (
+            isinstance(per_context, bool) or not isinstance(per_context, int) or per_context < 1
+        ):
+            raise SpecError("per_context", "must be a positive whole number")
+        kg = data.get("kg")
+        if kg is not None and not isinstance(kg, dict):
+            raise SpecError("kg", "must be an object of knowledge-graph options")
         convention = data.get("ac_convention", "paper")
         if convention not in AC_CONVENTIONS:
             raise SpecError("ac_convention", f"must be one of {', '.join(AC_CONVENTIONS)}")
@@ -103,6 +114,8 @@ class RunSpec:
             only_validated=data.get("only_validated", False),
             ac_convention=convention,
             embedder=embedder,
+            per_context=per_context,
+            kg=kg,
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -42,6 +42,11 @@ def run_execute(run_id: int) -> None:
     for evaluator in ModelEndpoint.objects.filter(name__in=spec.evaluators):
         for generation_id in list(services.generations_to_score(run, evaluator).values_list("pk", flat=True)):
             generation_score_task.delay(generation_id, evaluator.pk)
+    if spec.kg is not None:
+        from scoring.tasks import generation_graph_task
+
+        for generation_id in list(services.generations_to_graph(run).values_list("pk", flat=True)):
+            generation_graph_task.delay(generation_id)
     services.run_refresh_progress(run_id=run_id)
 
 
@@ -82,6 +87,10 @@ def generation_answer_task(self: Task, generation_id: int) -> None:
         ass_record(generation=generation, encoder=get_encoder(spec.embedder))
         for evaluator in ModelEndpoint.objects.filter(name__in=spec.evaluators):
             generation_score_task.delay(generation_id, evaluator.pk)
+        if spec.kg is not None:
+            from scoring.tasks import generation_graph_task
+
+            generation_graph_task.delay(generation_id)
     services.run_refresh_progress(run_id=run.pk)
 
 
