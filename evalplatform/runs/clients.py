@@ -3,12 +3,12 @@
 The pipeline calls models only through the client made here; no vendor SDK is imported elsewhere."""
 
 import json
-from decimal import Decimal
 
 from evalplatform.llm.client import LLMClient
 from evalplatform.llm.pricing import Budget
 from evalplatform.llm.providers.base import Provider
 from evalplatform.llm.ratelimit import limiter_for
+from evalplatform.llm.retry import RetryPolicy
 from evalplatform.llm.types import LLMResponse
 from evalplatform.runs.models import CachedResponse, ModelEndpoint
 
@@ -48,16 +48,25 @@ def provider_for(endpoint: ModelEndpoint) -> Provider:
         from evalplatform.llm.local_server import ensure_local_server
 
         return OpenAIProvider(
-            base_url=ensure_local_server(), api_key_env="", dialect="llamacpp", name=f"local:{endpoint.model_id}"
+            base_url=ensure_local_server(),
+            api_key_env="",
+            timeout=endpoint.timeout_s,
+            dialect="llamacpp",
+            name=f"local:{endpoint.model_id}",
         )
     if kind == ModelEndpoint.Provider.OPENAI:
-        return OpenAIProvider(base_url=None, api_key_env=endpoint.api_key_env or "OPENAI_API_KEY", dialect="openai")
+        return OpenAIProvider(
+            base_url=None,
+            api_key_env=endpoint.api_key_env or "OPENAI_API_KEY",
+            timeout=endpoint.timeout_s,
+            dialect="openai",
+        )
     if kind == ModelEndpoint.Provider.OPENAI_COMPATIBLE:
-        return OpenAIProvider(base_url=endpoint.base_url, api_key_env=endpoint.api_key_env)
+        return OpenAIProvider(base_url=endpoint.base_url, api_key_env=endpoint.api_key_env, timeout=endpoint.timeout_s)
     if kind == ModelEndpoint.Provider.BEDROCK:
         from evalplatform.llm.providers.bedrock import BedrockProvider
 
-        return BedrockProvider(region_name=endpoint.region or "us-east-1")
+        return BedrockProvider(region_name=endpoint.region or "us-east-1", timeout=endpoint.timeout_s)
     raise ValueError(f"endpoint {endpoint.name}: unknown provider {kind!r}")
 
 
@@ -76,11 +85,8 @@ def client_for(
             concurrency=endpoint.max_concurrency or None,
             rate_per_s=endpoint.rate_limit_per_s or None,
         ),
+        retry_policy=RetryPolicy(max_attempts=max(1, endpoint.max_attempts)),
         price_in=float(endpoint.price_input_per_mtok),
         price_out=float(endpoint.price_output_per_mtok),
         budget=budget,
     )
-
-
-def as_decimal(value: float) -> Decimal:
-    return Decimal(str(round(value, 6)))

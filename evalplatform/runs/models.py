@@ -51,6 +51,10 @@ class ModelEndpoint(models.Model):
     )
     max_concurrency = models.PositiveIntegerField(default=4, help_text="Most calls in flight at once.")
     rate_limit_per_s = models.FloatField(default=0, help_text="Most calls per second; 0 = no limit.")
+    timeout_s = models.FloatField(default=60.0, help_text="Seconds before a call is abandoned (then retried).")
+    max_attempts = models.PositiveIntegerField(
+        default=5, help_text="Tries per call on timeouts, 429 and 5xx, with exponential backoff and jitter."
+    )
     is_active = models.BooleanField(default=True, help_text="Inactive endpoints cannot be chosen for new runs.")
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -1,0 +1,138 @@
+"""A real OpenAI-compatible HTTP server that answers like a diligent candidate and judge, by prompt kind:
+candidate answers echo the ground truth's key phrase, statement extraction returns one statement, the
+classification calls everything TP, Acc/Cm score 1 and LAV says valid. Faults are injected per prompt
+kind (timeouts, 429, 500, garbage), and a request can be held until the test releases it (to kill a
+worker mid-run). Every request is recorded."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import Counter, deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from tests.llm.fake_openai_server import _chat, _completion
+
+KINDS = {
+    "Split an answer into atomic statements": "statements",
+    "Compare the statements of an answer": "classify",
+    "Rate how accurate": "accuracy",
+    "Rate how complete": "completeness",
+    "Decide whether the answer": "lav",
+}
+
+
+def prompt_kind(prompt: str) -> str:
+    for marker, kind in KINDS.items():
+        if prompt.startswith(marker):
+            return kind
+    if "repair" in prompt or "could not be read" in prompt:
+        return "repair"
+    return "answer"
+
+
+def last_answer_line(prompt: str, marker: str) -> str:
+    return prompt.rsplit(marker, 1)[-1].split("\n", 1)[0].strip()
+
+
+def good_reply(kind: str, prompt: str) -> str:
+    if kind == "answer":
+        return " " + last_answer_line(prompt, "Question:")[:40]
+    if kind == "statements":
+        return json.dumps({"statements": [last_answer_line(prompt, "Answer:")[:80] or "nothing"]})
+    if kind == "classify":
+        answers = json.loads(last_answer_line(prompt, "Answer statements:"))
+        return json.dumps({"TP": answers, "FP": [], "FN": []})
+    if kind in ("accuracy", "completeness"):
+        return json.dumps({"score": 1})
+    if kind == "lav":
+        return json.dumps({"verdict": "valid"})
+    return "{}"
+
+
+class JudgeServer:
+    def __init__(self, *, latency_s: float = 0.0) -> None:
+        self.latency_s = latency_s
+        self.lock = threading.Lock()
+        self.faults: dict[str, deque[Any]] = {}
+        self.requests: list[tuple[str, str]] = []
+        self.hold_kind: str | None = None
+        self.held = threading.Event()
+        self.release = threading.Event()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+            def do_GET(self) -> None:
+                self._send(200, {"object": "list", "data": [{"id": "judge", "object": "model"}]})
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+                prompt = body.get("prompt") or "\n".join(m["content"] for m in body.get("messages", []))
+                kind = prompt_kind(prompt)
+                with server.lock:
+                    server.requests.append((kind, prompt))
+                    queue = server.faults.get(kind)
+                    fault = queue.popleft() if queue else None
+                    hold = server.hold_kind == kind and not server.held.is_set()
+                if hold:
+                    server.held.set()
+                    server.release.wait(60)
+                time.sleep(server.latency_s)
+                if fault == "timeout":
+                    time.sleep(3)
+                if isinstance(fault, int):
+                    self._send(fault, {"error": {"message": f"injected {fault}", "type": "server_error"}})
+                    return
+                text = "this is not what was asked for" if fault == "garbage" else good_reply(kind, prompt)
+                is_chat = self.path.endswith("/chat/completions")
+                self._send(200, _chat(body, text) if is_chat else _completion(body, text))
+
+            def _send(self, code: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(code)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    if code == 429:
+                        self.send_header("retry-after", "0")
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def inject(self, kind: str, *faults: Any) -> None:
+        with self.lock:
+            self.faults.setdefault(kind, deque()).extend(faults)
+
+    def count(self) -> Counter[str]:
+        with self.lock:
+            return Counter(kind for kind, _ in self.requests)
+
+    def prompts(self) -> list[tuple[str, str]]:
+        with self.lock:
+            return list(self.requests)
+
+    def __enter__(self) -> JudgeServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release.set()
+        self._server.shutdown()
+        self._server.server_close()
