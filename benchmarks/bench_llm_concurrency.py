@@ -36,9 +36,7 @@ def run(n: int, concurrency: int, latency_s: float) -> float:
 
         def one(i: int) -> bool:
             values = {"question": f"Question {i}?", "ground_truth": "Tuesday", "answer": "Tuesday"}
-            outcome = judge_call(
-                client, VALIDATE_ANSWER, parse_lav, model="fake", values=values, use_cache=False
-            )
+            outcome = judge_call(client, VALIDATE_ANSWER, parse_lav, model="fake", values=values, use_cache=False)
             return outcome.status == "ok"
 
         judge_call(
@@ -67,9 +65,7 @@ def run(n: int, concurrency: int, latency_s: float) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--latency", type=float, default=0.2)

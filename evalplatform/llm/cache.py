@@ -87,11 +87,7 @@ class SQLiteCache:
         return conn
 
     def get(self, key: str) -> LLMResponse | None:
-        row = (
-            self._connect()
-            .execute("SELECT response FROM llm_response_cache WHERE key = ?", (key,))
-            .fetchone()
-        )
+        row = self._connect().execute("SELECT response FROM llm_response_cache WHERE key = ?", (key,)).fetchone()
         return None if row is None else LLMResponse.from_json(row[0])
 
     def put(self, key: str, response: LLMResponse) -> None:

@@ -189,18 +189,14 @@ def judge_call(
 ) -> JudgeOutcome[T]:
     """Call a judge and parse its output strictly; on failure retry once with a repair prompt.
     Provider errors (transient after retries, permanent, budget) propagate to the caller."""
-    request = template.request(
-        model, values, mode=mode, constrain=constrain, temperature=temperature, seed=seed
-    )
+    request = template.request(model, values, mode=mode, constrain=constrain, temperature=temperature, seed=seed)
     first = client.call(request, prompt_version=template.version_tag, use_cache=use_cache)
     try:
         return JudgeOutcome(parser(first.text), "ok", first.text, (first,))
     except UnparseableOutput as exc:
         error = str(exc)
     repair = repair_request(request, first.text, error, template.format_hint)
-    second = client.call(
-        repair, prompt_version=f"{template.version_tag}+{REPAIR_VERSION}", use_cache=use_cache
-    )
+    second = client.call(repair, prompt_version=f"{template.version_tag}+{REPAIR_VERSION}", use_cache=use_cache)
     try:
         return JudgeOutcome(parser(second.text), "ok", second.text, (first, second))
     except UnparseableOutput as exc:

@@ -98,9 +98,7 @@ class LimiterRegistry:
         self._limiters: dict[str, EndpointLimiter] = {}
         self._lock = threading.Lock()
 
-    def get(
-        self, name: str, *, concurrency: int | None = None, rate_per_s: float | None = None
-    ) -> EndpointLimiter:
+    def get(self, name: str, *, concurrency: int | None = None, rate_per_s: float | None = None) -> EndpointLimiter:
         with self._lock:
             limiter = self._limiters.get(name)
             if limiter is None or (limiter.concurrency, limiter.rate_per_s) != (concurrency, rate_per_s):
@@ -113,8 +111,6 @@ class LimiterRegistry:
 _REGISTRY = LimiterRegistry()
 
 
-def limiter_for(
-    name: str, *, concurrency: int | None = None, rate_per_s: float | None = None
-) -> EndpointLimiter:
+def limiter_for(name: str, *, concurrency: int | None = None, rate_per_s: float | None = None) -> EndpointLimiter:
     """The process-wide limiter for endpoint ``name``."""
     return _REGISTRY.get(name, concurrency=concurrency, rate_per_s=rate_per_s)

@@ -66,9 +66,7 @@ class LLMRequest:
             "model": self.model,
             "mode": self.mode,
             "messages": (
-                [{"role": m.role, "content": m.content} for m in self.messages]
-                if self.messages is not None
-                else None
+                [{"role": m.role, "content": m.content} for m in self.messages] if self.messages is not None else None
             ),
             "prompt": self.prompt,
             "temperature": float(self.temperature),

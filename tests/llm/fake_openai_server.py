@@ -94,9 +94,7 @@ class FakeOpenAIServer:
                 else:
                     self._json(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
 
-            def _json(
-                self, code: int, payload: dict[str, Any], headers: dict[str, str] | None = None
-            ) -> None:
+            def _json(self, code: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
                 self._raw(code, json.dumps(payload).encode(), "application/json", headers)
 
             def _raw(self, code: int, data: bytes, ctype: str, headers: dict[str, str] | None = None) -> None:

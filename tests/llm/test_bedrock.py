@@ -76,9 +76,7 @@ def test_completion_prompt_becomes_one_user_message_and_llama_gets_no_top_k(
         "inferenceConfig": {"maxTokens": 8, "temperature": 0.0},
     }
     stubber.add_response("converse", _reply(" x", "max_tokens"), expected)
-    response = provider.complete(
-        LLMRequest(model=LLAMA, prompt="Context: x\nAnswer:", top_k=50, max_tokens=8)
-    )
+    response = provider.complete(LLMRequest(model=LLAMA, prompt="Context: x\nAnswer:", top_k=50, max_tokens=8))
     assert response.finish_reason == "max_tokens"
 
 
@@ -90,9 +88,7 @@ def test_top_k_field_table_and_cross_region_profiles() -> None:
     assert top_k_field(LLAMA) is None
 
 
-@pytest.mark.parametrize(
-    "code", ["ThrottlingException", "ServiceUnavailableException", "InternalServerException"]
-)
+@pytest.mark.parametrize("code", ["ThrottlingException", "ServiceUnavailableException", "InternalServerException"])
 def test_throttling_and_5xx_are_transient(stubbed: tuple[BedrockProvider, Stubber], code: str) -> None:
     provider, stubber = stubbed
     status = 429 if code == "ThrottlingException" else 503 if code == "ServiceUnavailableException" else 500

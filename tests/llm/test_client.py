@@ -38,9 +38,7 @@ def test_cache_miss_calls_the_server_then_hit_is_free_and_marked_cached(
     assert usage.cost_usd == 8.0
 
 
-def test_bypassing_the_cache_calls_the_server_again(
-    fake_server: FakeOpenAIServer, no_sleep: RecordingSleep
-) -> None:
+def test_bypassing_the_cache_calls_the_server_again(fake_server: FakeOpenAIServer, no_sleep: RecordingSleep) -> None:
     client = _client(fake_server, no_sleep, cache=InMemoryCache())
     client.call(REQUEST, prompt_version="v1")
     fresh = client.call(REQUEST, prompt_version="v1", use_cache=False)
@@ -59,9 +57,7 @@ def test_another_seed_or_prompt_version_misses_the_cache(
     assert client.usage.cache_hits == 0
 
 
-def test_429_then_success_is_retried_with_backoff(
-    fake_server: FakeOpenAIServer, no_sleep: RecordingSleep
-) -> None:
+def test_429_then_success_is_retried_with_backoff(fake_server: FakeOpenAIServer, no_sleep: RecordingSleep) -> None:
     fake_server.script(status(429), status(429), ok("fine"))
     client = _client(fake_server, no_sleep, retry_policy=RetryPolicy(max_attempts=4, base_s=0.1, cap_s=1.0))
     assert client.call(REQUEST, prompt_version="v1").text == "fine"
@@ -95,9 +91,7 @@ def test_400_is_permanent_and_not_retried(fake_server: FakeOpenAIServer, no_slee
     assert len(fake_server.requests) == 1
 
 
-def test_budget_stops_before_sending_and_says_why(
-    fake_server: FakeOpenAIServer, no_sleep: RecordingSleep
-) -> None:
+def test_budget_stops_before_sending_and_says_why(fake_server: FakeOpenAIServer, no_sleep: RecordingSleep) -> None:
     # worst case of REQUEST: ceil(18 / 4) = 5 input tokens, 8 output tokens -> 5 * 1 + 8 * 1 = 13 USD
     budget = Budget(limit_usd=20.0)
     client = _client(fake_server, no_sleep, price_in=1_000_000, price_out=1_000_000, budget=budget)
@@ -121,9 +115,7 @@ def test_cache_hits_do_not_touch_the_budget(fake_server: FakeOpenAIServer, no_sl
     assert budget.spent_usd == 5.0
 
 
-def test_client_goes_through_the_endpoint_limiter(
-    fake_server: FakeOpenAIServer, no_sleep: RecordingSleep
-) -> None:
+def test_client_goes_through_the_endpoint_limiter(fake_server: FakeOpenAIServer, no_sleep: RecordingSleep) -> None:
     waits: list[float] = []
     # a rate of 2 calls/s with a frozen clock: the 2nd and 3rd call each wait 0.5 s, then 1.0 s
     limiter = EndpointLimiter("fake", concurrency=1, rate_per_s=2.0, clock=lambda: 0.0, sleep=waits.append)

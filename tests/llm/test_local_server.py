@@ -58,9 +58,7 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture
 def client(base_url: str) -> LLMClient:
-    return LLMClient(
-        OpenAIProvider(base_url=base_url, timeout=120), endpoint_name="local", cache=InMemoryCache()
-    )
+    return LLMClient(OpenAIProvider(base_url=base_url, timeout=120), endpoint_name="local", cache=InMemoryCache())
 
 
 def test_server_is_reused_not_restarted(base_url: str) -> None:
@@ -72,9 +70,7 @@ def test_server_is_reused_not_restarted(base_url: str) -> None:
 
 def test_two_shot_completion_answers_an_extractive_question_from_the_context(client: LLMClient) -> None:
     template = answer_template("divergent")
-    request = template.request(
-        MODEL, answer_values("divergent", "Who built the Harwick lighthouse?", CONTEXT)
-    )
+    request = template.request(MODEL, answer_values("divergent", "Who built the Harwick lighthouse?", CONTEXT))
     response = client.call(request, prompt_version=template.version_tag)
     assert "Elias Brandt" in response.text
     assert "\n" not in response.text  # stopped at the newline

@@ -43,9 +43,7 @@ def test_completion_mode_posts_to_completions_with_top_k_and_grammar_in_the_body
 
 def test_chat_mode_posts_messages_and_json_schema_as_response_format(fake_server: FakeOpenAIServer) -> None:
     provider = OpenAIProvider(base_url=fake_server.base_url)
-    request = LLMRequest(
-        model="m", messages=(ChatMessage("system", "s"), ChatMessage("user", "u")), json_schema=SCHEMA
-    )
+    request = LLMRequest(model="m", messages=(ChatMessage("system", "s"), ChatMessage("user", "u")), json_schema=SCHEMA)
     provider.complete(request)
     sent = fake_server.requests[0]
     assert sent["path"] == "/v1/chat/completions"
@@ -62,9 +60,7 @@ def test_openai_dialect_sends_no_fields_openai_rejects(fake_server: FakeOpenAISe
 
 def test_vllm_dialect_uses_guided_fields() -> None:
     provider = OpenAIProvider(base_url="http://127.0.0.1:1/v1", dialect="vllm")
-    params = provider.request_params(
-        LLMRequest(model="m", prompt="p", top_k=5, grammar="g", json_schema=SCHEMA)
-    )
+    params = provider.request_params(LLMRequest(model="m", prompt="p", top_k=5, grammar="g", json_schema=SCHEMA))
     assert params["extra_body"] == {"top_k": 5, "guided_grammar": "g", "guided_json": SCHEMA}
 
 

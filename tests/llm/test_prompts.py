@@ -45,9 +45,7 @@ def test_values_with_dollar_signs_and_braces_are_inserted_verbatim() -> None:
 def test_answer_prompt_puts_context_before_question_and_ends_on_the_answer_cue() -> None:
     values = answer_values("divergent", "Who founded the town?", "The town was\nfounded by Ana Ruiz.")
     text = answer_template("divergent").render(**values)
-    assert text.endswith(
-        "Context: The town was founded by Ana Ruiz.\nQuestion: Who founded the town?\nAnswer:"
-    )
+    assert text.endswith("Context: The town was founded by Ana Ruiz.\nQuestion: Who founded the town?\nAnswer:")
     assert text.count("Context:") == 3  # two worked examples, then the real one
     assert ANSWER_WITH_CONTEXT.stop == ("\n",)
 
@@ -90,9 +88,7 @@ def test_request_carries_grammar_or_schema_as_asked() -> None:
         ("validate_answer", judges.parse_lav),
     ],
 )
-def test_every_worked_example_in_a_judge_prompt_parses_with_its_parser(
-    template_name: str, parser: object
-) -> None:
+def test_every_worked_example_in_a_judge_prompt_parses_with_its_parser(template_name: str, parser: object) -> None:
     template = REGISTRY[template_name]
     examples = [line[len("JSON: ") :] for line in template.text.splitlines() if line.startswith("JSON: {")]
     assert examples

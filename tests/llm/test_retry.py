@@ -58,9 +58,7 @@ def test_permanent_errors_are_not_retried(no_sleep: RecordingSleep) -> None:
 
 
 def test_retry_after_from_the_server_sets_a_floor_capped_by_the_policy(no_sleep: RecordingSleep) -> None:
-    fn = Flaky(
-        [TransientProviderError("429", retry_after_s=3.0), TransientProviderError("429", retry_after_s=99)]
-    )
+    fn = Flaky([TransientProviderError("429", retry_after_s=3.0), TransientProviderError("429", retry_after_s=99)])
     call_with_retry(fn, RetryPolicy(max_attempts=3, base_s=0.01, cap_s=10.0), sleep=no_sleep)
     assert no_sleep.waits[0] == 3.0
     assert no_sleep.waits[1] == 10.0

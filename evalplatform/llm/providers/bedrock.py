@@ -119,9 +119,7 @@ class BedrockProvider:
         if request.top_k is not None:
             field_name = top_k_field(request.model)
             if field_name is None:
-                log.debug(
-                    "model %s takes no top_k on Bedrock; top_k=%s dropped", request.model, request.top_k
-                )
+                log.debug("model %s takes no top_k on Bedrock; top_k=%s dropped", request.model, request.top_k)
             else:
                 params["additionalModelRequestFields"] = {field_name: request.top_k}
         return params

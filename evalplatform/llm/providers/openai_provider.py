@@ -125,9 +125,7 @@ class OpenAIProvider:
         except openai.APIConnectionError as exc:  # includes APITimeoutError
             raise TransientProviderError(f"{self.name}: {type(exc).__name__}: {exc.message}") from exc
         except openai.RateLimitError as exc:
-            raise TransientProviderError(
-                f"{self.name}: rate limited (429)", retry_after_s=_retry_after(exc)
-            ) from exc
+            raise TransientProviderError(f"{self.name}: rate limited (429)", retry_after_s=_retry_after(exc)) from exc
         except openai.APIStatusError as exc:
             if exc.status_code >= 500:
                 raise TransientProviderError(f"{self.name}: server error {exc.status_code}") from exc
