@@ -215,14 +215,26 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         process, state = start_server(timeout_s=args.timeout, n_threads=args.n_threads)
     print(f"serving {LOCAL_MODEL_NAME} at {state.base_url} (pid {state.pid}); Ctrl-C stops it", flush=True)
+    # Ctrl-C, SIGTERM and SIGHUP all stop the server (SIGINT may arrive ignored from a background shell).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    signal.signal(signal.SIGHUP, _raise_interrupt)
     try:
         return process.wait()
     except KeyboardInterrupt:
-        process.terminate()
-        process.wait(timeout=10)
         return 0
     finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
         _clear_state(state.pid)
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":
