@@ -3,6 +3,7 @@ and write under unique constraints; retries happen only on transient provider er
 jitter. ``acks_late`` with ``reject_on_worker_lost`` redelivers the task of a killed worker."""
 
 import logging
+import random
 
 from celery import Task, shared_task
 
@@ -13,8 +14,14 @@ from evalplatform.runs.models import Generation, ModelEndpoint, Run
 from evalplatform.runs.spec import RunSpec
 
 log = logging.getLogger(__name__)
-# Retries on transient provider errors only (the client already retried each call), with backoff and jitter.
+# The client retries each call on timeouts, 429 and 5xx; a cell whose calls still fail is rescheduled on a
+# worker up to MAX_RETRIES times, with exponential backoff and jitter, then marked failed (resumable).
 MAX_RETRIES = 4
+BACKOFF_CAP_S = 120
+
+
+def retry_countdown(retries: int) -> float:
+    return random.uniform(0.5, 1.0) * min(BACKOFF_CAP_S, 2 ** (retries + 1))
 
 
 @shared_task(name="runs.run_execute", acks_late=True, reject_on_worker_lost=True)
@@ -51,15 +58,7 @@ def run_execute(run_id: int) -> None:
 
 
 @shared_task(
-    name="runs.generation_answer",
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(TransientProviderError,),
-    retry_backoff=2,
-    retry_backoff_max=120,
-    retry_jitter=True,
-    max_retries=MAX_RETRIES,
+    name="runs.generation_answer", bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=MAX_RETRIES
 )
 def generation_answer_task(self: Task, generation_id: int) -> None:
     generation = Generation.objects.select_related("run", "question__context", "model").get(pk=generation_id)
@@ -75,10 +74,10 @@ def generation_answer_task(self: Task, generation_id: int) -> None:
             services.run_stop(run_id=run.pk, status=Run.Status.CANCELLED, reason=f"stopped at the budget: {exc}")
             return
         except TransientProviderError as exc:
-            if self.request.retries >= MAX_RETRIES:
+            if self.request.is_eager or self.request.retries >= MAX_RETRIES:
                 services.generation_mark_failed(generation_id=generation_id, error=f"kept failing: {exc}")
             else:
-                raise
+                raise self.retry(exc=exc, countdown=retry_countdown(self.request.retries)) from exc
         generation.refresh_from_db()
     if generation.status == Generation.Status.DONE:
         from scoring.cdke_services import ass_record
@@ -95,15 +94,7 @@ def generation_answer_task(self: Task, generation_id: int) -> None:
 
 
 @shared_task(
-    name="runs.generation_score",
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(TransientProviderError,),
-    retry_backoff=2,
-    retry_backoff_max=120,
-    retry_jitter=True,
-    max_retries=MAX_RETRIES,
+    name="runs.generation_score", bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=MAX_RETRIES
 )
 def generation_score_task(self: Task, generation_id: int, evaluator_id: int) -> None:
     from scoring.cdke_services import JudgeContext, generation_score

@@ -19,7 +19,9 @@ SPEC = {"conditions": ["divergent"], "per_context": 1, "models": ["cand"], "eval
 
 @pytest.fixture
 def run_once(
-    django_capture_on_commit_callbacks: Callable[..., Any], sample_dataset: Dataset, endpoint_factory: Callable[..., ModelEndpoint]
+    django_capture_on_commit_callbacks: Callable[..., Any],
+    sample_dataset: Dataset,
+    endpoint_factory: Callable[..., ModelEndpoint],
 ) -> Callable[[], Run]:
     endpoint_factory("cand", model_id="cand")
     endpoint_factory("judge-a")

@@ -1,8 +1,8 @@
 """A CDK-E run end to end against a real OpenAI-compatible server: cells, scores, reuse, cache, budget."""
 
 from collections.abc import Callable
-from typing import Any
 from decimal import Decimal
+from typing import Any
 
 import pytest
 

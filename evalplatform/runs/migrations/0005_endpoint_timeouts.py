@@ -4,20 +4,21 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('runs', '0004_alter_modelendpoint_provider'),
+        ("runs", "0004_alter_modelendpoint_provider"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='modelendpoint',
-            name='max_attempts',
-            field=models.PositiveIntegerField(default=5, help_text='Tries per call on timeouts, 429 and 5xx, with exponential backoff and jitter.'),
+            model_name="modelendpoint",
+            name="max_attempts",
+            field=models.PositiveIntegerField(
+                default=5, help_text="Tries per call on timeouts, 429 and 5xx, with exponential backoff and jitter."
+            ),
         ),
         migrations.AddField(
-            model_name='modelendpoint',
-            name='timeout_s',
-            field=models.FloatField(default=60.0, help_text='Seconds before a call is abandoned (then retried).'),
+            model_name="modelendpoint",
+            name="timeout_s",
+            field=models.FloatField(default=60.0, help_text="Seconds before a call is abandoned (then retried)."),
         ),
     ]

@@ -1,0 +1,63 @@
+"""Starting a real Celery worker process on the configured broker and the test database."""
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.conf import settings
+from django.db import connection
+
+from evalplatform.celery import app
+from tests.conftest import REPO
+
+
+def test_database_url() -> str:
+    """DATABASE_URL of the database this test runs on (the test database, file-backed for SQLite)."""
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    return f"postgres://{db['USER']}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def start_worker(queue: str) -> subprocess.Popen[bytes]:
+    env = os.environ | {
+        "DATABASE_URL": test_database_url(),
+        "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        "CELERY_RESULT_BACKEND": settings.CELERY_RESULT_BACKEND,
+        "CELERY_TASK_ALWAYS_EAGER": "0",
+    }
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "evalplatform",
+            "worker",
+            "--pool=solo",
+            "--loglevel=WARNING",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "-Q",
+            queue,
+        ],
+        cwd=REPO,
+        env=env,
+    )
+
+
+@contextmanager
+def tasks_not_eager(queue: str | None = None) -> Iterator[None]:
+    """Send tasks to the broker (to ``queue`` when given) instead of running them in the test process."""
+    previous = (app.conf.task_always_eager, app.conf.task_default_queue)
+    app.conf.task_always_eager = False
+    if queue:
+        app.conf.task_default_queue = queue
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager, app.conf.task_default_queue = previous
