@@ -17,7 +17,7 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Hashable, Sequence, Set
+from collections.abc import Hashable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Literal
 
@@ -109,7 +109,7 @@ def accuracy(labels_a: Sequence[Hashable], labels_b: Sequence[Hashable]) -> floa
 
 
 def pairwise_f1(set_a: Set[Hashable], set_b: Set[Hashable]) -> float:
-    """F1 of two annotators' sets of aligned pairs, ``2 |A & B| / (|A| + |B|)``; two empty sets agree (1.0)."""
+    """F1 of two annotators' sets of aligned pairs, ``2 |A & B| / (|A| + |B|)``; two empty sets agree."""
     if not set_a and not set_b:
         return 1.0
     return 2 * len(set_a & set_b) / (len(set_a) + len(set_b))
@@ -205,7 +205,7 @@ def kea_exact_align(answer: Sequence[TripletT], gold: Sequence[TripletT]) -> set
 TABLE2_COLUMNS = ("Micro P", "Micro R", "Micro F1", "Macro P", "Macro R", "Macro F1")
 
 
-def table2(methods: dict[str, Sequence[Set[Pair]]], consensus: Sequence[Set[Pair]]) -> list[tuple[str, PRF]]:
+def table2(methods: Mapping[str, Sequence[Set[Pair]]], consensus: Sequence[Set[Pair]]) -> list[tuple[str, PRF]]:
     """One row per method (in the order given): its alignment scored against the consensus alignment."""
     return [(name, alignment_prf(predicted, consensus)) for name, predicted in methods.items()]
 

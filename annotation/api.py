@@ -31,7 +31,9 @@ class ReviewSubmitSerializer(serializers.Serializer):
 
 
 class TauSubmitSerializer(serializers.Serializer):
-    aligned = serializers.ListField(child=serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2))
+    aligned = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2)
+    )
     answer_errors = serializers.DictField(child=serializers.CharField(), default=dict)
     gold_errors = serializers.DictField(child=serializers.CharField(), default=dict)
     comment = serializers.CharField(allow_blank=True, default="")
@@ -54,7 +56,8 @@ def _review_assignment_data(assignment: ReviewAssignment) -> dict[str, Any]:
         "question": {"id": question.pk, "key": question.key, "text": question.text},
         "context": question.context.text,
         "alterations": [
-            {"field": a.field, "original": a.original, "divergent": a.divergent} for a in question.context.alterations.all()
+            {"field": a.field, "original": a.original, "divergent": a.divergent}
+            for a in question.context.alterations.all()
         ],
         "review": ReviewSerializer(own).data if own else None,
     }
@@ -85,10 +88,16 @@ class QueueView(APIView):
         s = selectors.queue_summary(user=request.user)
         return Response(
             {
-                "review": {"available": s.review_available, "submitted": s.review_submitted,
-                           "current": s.review_current.pk if s.review_current else None},
-                "tau": {"available": s.tau_available, "submitted": s.tau_submitted,
-                        "current": s.tau_current.pk if s.tau_current else None},
+                "review": {
+                    "available": s.review_available,
+                    "submitted": s.review_submitted,
+                    "current": s.review_current.pk if s.review_current else None,
+                },
+                "tau": {
+                    "available": s.tau_available,
+                    "submitted": s.tau_submitted,
+                    "current": s.tau_current.pk if s.tau_current else None,
+                },
                 "calibration": {"available": s.calibration_available, "submitted": s.calibration_submitted},
             }
         )
@@ -195,14 +204,24 @@ class ConsensusView(APIView):
             {
                 "item": view.item.pk,
                 "state": view.item.state,
-                "question": {"id": view.item.question_id, "text": view.item.question.text,
-                             "status": view.item.question.status},
+                "question": {
+                    "id": view.item.question_id,
+                    "text": view.item.question.text,
+                    "status": view.item.question.status,
+                },
                 "reviews": [
-                    {"annotator": r.assignment.annotator.get_username(), **ReviewSerializer(r).data} for r in view.reviews
+                    {"annotator": r.assignment.annotator.get_username(), **ReviewSerializer(r).data}
+                    for r in view.reviews
                 ],
                 "decisions": [
-                    {"version": d.version, "decision": d.decision, "ground_truth": d.ground_truth, "rule": d.rule,
-                     "decided_by": d.decided_by.get_username() if d.decided_by else None, "decided_at": d.decided_at}
+                    {
+                        "version": d.version,
+                        "decision": d.decision,
+                        "ground_truth": d.ground_truth,
+                        "rule": d.rule,
+                        "decided_by": d.decided_by.get_username() if d.decided_by else None,
+                        "decided_at": d.decided_at,
+                    }
                     for d in view.decisions
                 ],
             }

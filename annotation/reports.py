@@ -105,9 +105,7 @@ def calibration_report(*, run: Run) -> list[CalibrationRow]:
     """Per evaluator and candidate model: Cohen's kappa and accuracy of the judge's LAV against the human
     LAV, and linear weighted kappa for Acc and Cm, over every (generation, human) label whose judge score
     is ok; unparseable and failed judge scores are counted apart, never compared."""
-    labels = list(
-        CalibrationLabel.objects.filter(item__generation__run=run).select_related("item__generation__model")
-    )
+    labels = list(CalibrationLabel.objects.filter(item__generation__run=run).select_related("item__generation__model"))
     by_generation: dict[int, list[CalibrationLabel]] = defaultdict(list)
     for label in labels:
         by_generation[label.item.generation_id].append(label)

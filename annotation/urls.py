@@ -27,5 +27,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("api/annotation/tau/<int:pk>/", api.TauAssignmentView.as_view(), name="api-tau"),
     path("api/annotation/tau/<int:pk>/submit/", api.TauSubmitView.as_view(), name="api-tau-submit"),
     path("api/annotation/consensus/<int:pk>/", api.ConsensusView.as_view(), name="api-consensus"),
-    path("api/annotation/consensus/<int:pk>/decide/", api.ConsensusDecideView.as_view(), name="api-consensus-decide"),
+    path(
+        "api/annotation/consensus/<int:pk>/decide/",
+        api.ConsensusDecideView.as_view(),
+        name="api-consensus-decide",
+    ),
 ]

@@ -205,7 +205,12 @@ def calibration(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             messages.success(request, "Label saved.")
             return redirect("annotation:calibration-next")
-    context = {"item": item, "generation": item.generation, "scale": ["0", "0.25", "0.5", "0.75", "1"], "error": error}
+    context = {
+        "item": item,
+        "generation": item.generation,
+        "scale": ["0", "0.25", "0.5", "0.75", "1"],
+        "error": error,
+    }
     return render(request, "annotation/calibration_form.html", context, status=400 if error else 200)
 
 

@@ -6,192 +6,456 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('corpus', '0003_roles'),
-        ('runs', '0002_local_endpoint'),
-        ('scoring', '0001_initial'),
+        ("corpus", "0003_roles"),
+        ("runs", "0002_local_endpoint"),
+        ("scoring", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='CalibrationItem',
+            name="CalibrationItem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seed', models.IntegerField(help_text='Seed of the sample that drew it.')),
-                ('queued_at', models.DateTimeField(auto_now_add=True)),
-                ('generation', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='calibration_item', to='runs.generation')),
-                ('queued_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
+                ),
+                ("seed", models.IntegerField(help_text="Seed of the sample that drew it.")),
+                ("queued_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "generation",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="calibration_item",
+                        to="runs.generation",
+                    ),
+                ),
+                (
+                    "queued_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['pk'],
+                "ordering": ["pk"],
             },
         ),
         migrations.CreateModel(
-            name='ReviewAssignment',
+            name="ReviewAssignment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('claimed', 'Claimed (lease running or expired but not yet reclaimed)'), ('submitted', 'Submitted'), ('expired', 'Expired: the lease ran out and the slot was given to someone else')], default='claimed', max_length=10)),
-                ('claimed_at', models.DateTimeField(auto_now_add=True)),
-                ('lease_expires_at', models.DateTimeField(help_text='After this another annotator may take the slot.')),
-                ('submitted_at', models.DateTimeField(blank=True, null=True)),
-                ('annotator', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("claimed", "Claimed (lease running or expired but not yet reclaimed)"),
+                            ("submitted", "Submitted"),
+                            ("expired", "Expired: the lease ran out and the slot was given to someone else"),
+                        ],
+                        default="claimed",
+                        max_length=10,
+                    ),
+                ),
+                ("claimed_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "lease_expires_at",
+                    models.DateTimeField(help_text="After this another annotator may take the slot."),
+                ),
+                ("submitted_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "annotator",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['pk'],
+                "ordering": ["pk"],
             },
         ),
         migrations.CreateModel(
-            name='Review',
+            name="Review",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('context_coherent', models.BooleanField(help_text='The divergent context reads as a coherent text.')),
-                ('question_valid', models.BooleanField(help_text='The question is coherent and answerable only from the divergent context.')),
-                ('ground_truth', models.TextField(blank=True, help_text='The answer the divergent context gives.')),
-                ('comment', models.TextField(blank=True)),
-                ('submitted_at', models.DateTimeField(auto_now_add=True)),
-                ('assignment', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='review', to='annotation.reviewassignment')),
+                (
+                    "id",
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
+                ),
+                (
+                    "context_coherent",
+                    models.BooleanField(help_text="The divergent context reads as a coherent text."),
+                ),
+                (
+                    "question_valid",
+                    models.BooleanField(
+                        help_text="The question is coherent and answerable only from the divergent context."
+                    ),
+                ),
+                (
+                    "ground_truth",
+                    models.TextField(blank=True, help_text="The answer the divergent context gives."),
+                ),
+                ("comment", models.TextField(blank=True)),
+                ("submitted_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "assignment",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="review",
+                        to="annotation.reviewassignment",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='ReviewItem',
+            name="ReviewItem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('overlap', models.PositiveSmallIntegerField(help_text='How many annotators must submit this item.')),
-                ('state', models.CharField(choices=[('open', 'Open: still needs annotations'), ('complete', 'Complete: every slot submitted'), ('needs_decision', 'Complete, waiting for a consensus decision'), ('decided', 'Decided')], default='open', max_length=16)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('draft_ground_truth', models.TextField(blank=True, help_text="The question's ground truth when it was queued.")),
-                ('question', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='review_item', to='corpus.question')),
+                (
+                    "id",
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
+                ),
+                (
+                    "overlap",
+                    models.PositiveSmallIntegerField(help_text="How many annotators must submit this item."),
+                ),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("open", "Open: still needs annotations"),
+                            ("complete", "Complete: every slot submitted"),
+                            ("needs_decision", "Complete, waiting for a consensus decision"),
+                            ("decided", "Decided"),
+                        ],
+                        default="open",
+                        max_length=16,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "draft_ground_truth",
+                    models.TextField(blank=True, help_text="The question's ground truth when it was queued."),
+                ),
+                (
+                    "question",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="review_item",
+                        to="corpus.question",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['pk'],
+                "ordering": ["pk"],
             },
         ),
         migrations.AddField(
-            model_name='reviewassignment',
-            name='item',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='annotation.reviewitem'),
+            model_name="reviewassignment",
+            name="item",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="assignments",
+                to="annotation.reviewitem",
+            ),
         ),
         migrations.CreateModel(
-            name='TauItem',
+            name="TauItem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('overlap', models.PositiveSmallIntegerField(help_text='How many annotators must submit this item.')),
-                ('state', models.CharField(choices=[('open', 'Open: still needs annotations'), ('complete', 'Complete: every slot submitted'), ('needs_decision', 'Complete, waiting for a consensus decision'), ('decided', 'Decided')], default='open', max_length=16)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('gold', models.JSONField(help_text='Gold triplets: a list of [head, relation, tail].')),
-                ('answer', models.JSONField(help_text='Answer triplets: a list of [head, relation, tail].')),
-                ('generation', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='tau_items', to='runs.generation')),
-                ('graph_score', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='tau_items', to='scoring.graphscore')),
+                (
+                    "id",
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
+                ),
+                (
+                    "overlap",
+                    models.PositiveSmallIntegerField(help_text="How many annotators must submit this item."),
+                ),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("open", "Open: still needs annotations"),
+                            ("complete", "Complete: every slot submitted"),
+                            ("needs_decision", "Complete, waiting for a consensus decision"),
+                            ("decided", "Decided"),
+                        ],
+                        default="open",
+                        max_length=16,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("gold", models.JSONField(help_text="Gold triplets: a list of [head, relation, tail].")),
+                ("answer", models.JSONField(help_text="Answer triplets: a list of [head, relation, tail].")),
+                (
+                    "generation",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="tau_items",
+                        to="runs.generation",
+                    ),
+                ),
+                (
+                    "graph_score",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="tau_items",
+                        to="scoring.graphscore",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['pk'],
+                "ordering": ["pk"],
             },
         ),
         migrations.CreateModel(
-            name='TauAssignment',
+            name="TauAssignment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('claimed', 'Claimed (lease running or expired but not yet reclaimed)'), ('submitted', 'Submitted'), ('expired', 'Expired: the lease ran out and the slot was given to someone else')], default='claimed', max_length=10)),
-                ('claimed_at', models.DateTimeField(auto_now_add=True)),
-                ('lease_expires_at', models.DateTimeField(help_text='After this another annotator may take the slot.')),
-                ('submitted_at', models.DateTimeField(blank=True, null=True)),
-                ('annotator', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='annotation.tauitem')),
+                (
+                    "id",
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("claimed", "Claimed (lease running or expired but not yet reclaimed)"),
+                            ("submitted", "Submitted"),
+                            ("expired", "Expired: the lease ran out and the slot was given to someone else"),
+                        ],
+                        default="claimed",
+                        max_length=10,
+                    ),
+                ),
+                ("claimed_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "lease_expires_at",
+                    models.DateTimeField(help_text="After this another annotator may take the slot."),
+                ),
+                ("submitted_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "annotator",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="assignments",
+                        to="annotation.tauitem",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['pk'],
+                "ordering": ["pk"],
             },
         ),
         migrations.CreateModel(
-            name='TauLabel',
+            name="TauLabel",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('aligned', models.JSONField(default=list)),
-                ('answer_errors', models.JSONField(default=dict)),
-                ('gold_errors', models.JSONField(default=dict)),
-                ('comment', models.TextField(blank=True)),
-                ('submitted_at', models.DateTimeField(auto_now_add=True)),
-                ('assignment', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='label', to='annotation.tauassignment')),
+                (
+                    "id",
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
+                ),
+                ("aligned", models.JSONField(default=list)),
+                ("answer_errors", models.JSONField(default=dict)),
+                ("gold_errors", models.JSONField(default=dict)),
+                ("comment", models.TextField(blank=True)),
+                ("submitted_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "assignment",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="label",
+                        to="annotation.tauassignment",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='AuditEvent',
+            name="AuditEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('action', models.CharField(help_text='review.submit, tau.submit, consensus.decide...', max_length=60)),
-                ('object_type', models.CharField(max_length=60)),
-                ('object_id', models.PositiveBigIntegerField()),
-                ('payload', models.JSONField(blank=True, default=dict)),
-                ('at', models.DateTimeField(auto_now_add=True)),
-                ('actor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('dataset', models.ForeignKey(blank=True, help_text="Dataset the object belongs to, so that researchers see their projects' events.", null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='corpus.dataset')),
+                (
+                    "id",
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
+                ),
+                (
+                    "action",
+                    models.CharField(help_text="review.submit, tau.submit, consensus.decide...", max_length=60),
+                ),
+                ("object_type", models.CharField(max_length=60)),
+                ("object_id", models.PositiveBigIntegerField()),
+                ("payload", models.JSONField(blank=True, default=dict)),
+                ("at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="Dataset the object belongs to, so that researchers see their projects' events.",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="corpus.dataset",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-at', '-pk'],
-                'indexes': [models.Index(fields=['object_type', 'object_id'], name='annotation__object__70e828_idx')],
+                "ordering": ["-at", "-pk"],
+                "indexes": [models.Index(fields=["object_type", "object_id"], name="annotation__object__70e828_idx")],
             },
         ),
         migrations.CreateModel(
-            name='CalibrationLabel',
+            name="CalibrationLabel",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('lav', models.PositiveSmallIntegerField(help_text='1 valid, 0 not valid.')),
-                ('acc', models.FloatField(help_text='Accuracy on 0, 0.25, 0.5, 0.75, 1.')),
-                ('cm', models.FloatField(help_text='Completeness on 0, 0.25, 0.5, 0.75, 1.')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('annotator', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='labels', to='annotation.calibrationitem')),
+                (
+                    "id",
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
+                ),
+                ("lav", models.PositiveSmallIntegerField(help_text="1 valid, 0 not valid.")),
+                ("acc", models.FloatField(help_text="Accuracy on 0, 0.25, 0.5, 0.75, 1.")),
+                ("cm", models.FloatField(help_text="Completeness on 0, 0.25, 0.5, 0.75, 1.")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "annotator",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="labels",
+                        to="annotation.calibrationitem",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['pk'],
-                'constraints': [models.UniqueConstraint(fields=('item', 'annotator'), name='calibration_label_once_per_annotator'), models.CheckConstraint(condition=models.Q(('lav__in', [0, 1])), name='calibration_lav_binary'), models.CheckConstraint(condition=models.Q(('acc__in', [0, 0.25, 0.5, 0.75, 1]), ('cm__in', [0, 0.25, 0.5, 0.75, 1])), name='calibration_scale_in_quarters')],
+                "ordering": ["pk"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("item", "annotator"), name="calibration_label_once_per_annotator"),
+                    models.CheckConstraint(condition=models.Q(("lav__in", [0, 1])), name="calibration_lav_binary"),
+                    models.CheckConstraint(
+                        condition=models.Q(("acc__in", [0, 0.25, 0.5, 0.75, 1]), ("cm__in", [0, 0.25, 0.5, 0.75, 1])),
+                        name="calibration_scale_in_quarters",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Consensus',
+            name="Consensus",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('version', models.PositiveIntegerField(help_text='1 for the first decision, then 2, 3...')),
-                ('decision', models.CharField(choices=[('validated', 'Validated'), ('rejected', 'Rejected')], max_length=10)),
-                ('ground_truth', models.TextField(blank=True, help_text='The final ground truth (empty when rejected).')),
-                ('previous_ground_truth', models.TextField(blank=True, help_text="The question's ground truth before.")),
-                ('rule', models.CharField(help_text='auto-agree, auto-both-reject or manual.', max_length=80)),
-                ('details', models.JSONField(blank=True, default=dict, help_text='Cosine, key facts and the reviews compared.')),
-                ('decided_at', models.DateTimeField(auto_now_add=True)),
-                ('decided_by', models.ForeignKey(blank=True, help_text='Who decided; empty when the automatic rule decided.', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('question', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='consensus_decisions', to='corpus.question')),
+                (
+                    "id",
+                    models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"),
+                ),
+                ("version", models.PositiveIntegerField(help_text="1 for the first decision, then 2, 3...")),
+                (
+                    "decision",
+                    models.CharField(choices=[("validated", "Validated"), ("rejected", "Rejected")], max_length=10),
+                ),
+                (
+                    "ground_truth",
+                    models.TextField(blank=True, help_text="The final ground truth (empty when rejected)."),
+                ),
+                (
+                    "previous_ground_truth",
+                    models.TextField(blank=True, help_text="The question's ground truth before."),
+                ),
+                (
+                    "rule",
+                    models.CharField(help_text="auto-agree, auto-both-reject or manual.", max_length=80),
+                ),
+                (
+                    "details",
+                    models.JSONField(blank=True, default=dict, help_text="Cosine, key facts and the reviews compared."),
+                ),
+                ("decided_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "decided_by",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="Who decided; empty when the automatic rule decided.",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "question",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="consensus_decisions",
+                        to="corpus.question",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['question', '-version'],
-                'constraints': [models.UniqueConstraint(fields=('question', 'version'), name='consensus_version_unique')],
+                "ordering": ["question", "-version"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("question", "version"), name="consensus_version_unique")
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='reviewitem',
-            constraint=models.CheckConstraint(condition=models.Q(('overlap__gte', 1)), name='review_item_overlap_positive'),
+            model_name="reviewitem",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("overlap__gte", 1)), name="review_item_overlap_positive"
+            ),
         ),
         migrations.AddIndex(
-            model_name='reviewassignment',
-            index=models.Index(fields=['annotator', 'status'], name='annotation__annotat_a748df_idx'),
+            model_name="reviewassignment",
+            index=models.Index(fields=["annotator", "status"], name="annotation__annotat_a748df_idx"),
         ),
         migrations.AddConstraint(
-            model_name='reviewassignment',
-            constraint=models.UniqueConstraint(fields=('item', 'annotator'), name='review_assignment_once_per_annotator'),
+            model_name="reviewassignment",
+            constraint=models.UniqueConstraint(
+                fields=("item", "annotator"), name="review_assignment_once_per_annotator"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='tauitem',
-            constraint=models.CheckConstraint(condition=models.Q(('overlap__gte', 1)), name='tau_item_overlap_positive'),
+            model_name="tauitem",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("overlap__gte", 1)), name="tau_item_overlap_positive"
+            ),
         ),
         migrations.AddIndex(
-            model_name='tauassignment',
-            index=models.Index(fields=['annotator', 'status'], name='annotation__annotat_a91898_idx'),
+            model_name="tauassignment",
+            index=models.Index(fields=["annotator", "status"], name="annotation__annotat_a91898_idx"),
         ),
         migrations.AddConstraint(
-            model_name='tauassignment',
-            constraint=models.UniqueConstraint(fields=('item', 'annotator'), name='tau_assignment_once_per_annotator'),
+            model_name="tauassignment",
+            constraint=models.UniqueConstraint(fields=("item", "annotator"), name="tau_assignment_once_per_annotator"),
         ),
     ]

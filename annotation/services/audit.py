@@ -12,7 +12,12 @@ from evalplatform.corpus.models import Dataset
 
 
 def audit_record(
-    *, actor: User | None, action: str, obj: models.Model, payload: dict[str, Any], dataset: Dataset | None = None
+    *,
+    actor: User | None,
+    action: str,
+    obj: models.Model,
+    payload: dict[str, Any],
+    dataset: Dataset | None = None,
 ) -> AuditEvent:
     """Write one event; call it in the same ``transaction.atomic`` block as the change it records."""
     return AuditEvent.objects.create(

@@ -23,7 +23,8 @@ def calibration_queue(*, run: Run, sample_size: int, seed: int, actor: User | No
     chosen = sorted(random.Random(seed).sample(ids, min(sample_size, len(ids))))
     with transaction.atomic():
         CalibrationItem.objects.bulk_create(
-            [CalibrationItem(generation_id=pk, seed=seed, queued_by=actor) for pk in chosen], ignore_conflicts=True
+            [CalibrationItem(generation_id=pk, seed=seed, queued_by=actor) for pk in chosen],
+            ignore_conflicts=True,
         )
         audit_record(
             actor=actor,

@@ -8,8 +8,8 @@ submission locks the same item row, so it cannot interleave with a claim that re
 
 from __future__ import annotations
 
-from datetime import timedelta
-from typing import TypeVar
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -39,9 +39,7 @@ class AnnotationError(Exception):
     """A rule of the annotation workflow refused the request; the message says which."""
 
 
-def _claim(
-    item_model: type[ItemT], assignment_model: type[AssignmentT], annotator: User
-) -> AssignmentT | None:
+def _claim(item_model: type[ItemT], assignment_model: type[AssignmentT], annotator: User) -> AssignmentT | None:
     now = timezone.now()
     with transaction.atomic():
         mine = (
@@ -69,9 +67,7 @@ def _claim(
             last_pk = batch[-1].pk
 
 
-def _take_slot(
-    item: ReviewItem | TauItem, assignment_model: type[AssignmentT], annotator: User, now: object
-) -> AssignmentT | None:
+def _take_slot(item: Any, assignment_model: type[AssignmentT], annotator: User, now: datetime) -> AssignmentT | None:
     """With the item row locked: a new assignment if a slot is free, reclaiming the oldest expired lease
     when every slot is held."""
     rows = assignment_model.objects.filter(item_id=item.pk)
@@ -113,7 +109,9 @@ def assignment_mark_submitted(assignment: ReviewAssignment | TauAssignment, *, a
         status=AssignmentStatus.SUBMITTED, submitted_at=timezone.now()
     )
     if updated != 1:
-        raise AnnotationError("this assignment is no longer open: it was submitted, or its lease expired and was reclaimed")
+        raise AnnotationError(
+            "this assignment is no longer open: it was submitted, or its lease expired and was reclaimed"
+        )
     assignment.refresh_from_db()
 
 

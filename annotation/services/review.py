@@ -7,14 +7,23 @@ annotators or a reviewer, recorded as a new Consensus version."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 
 from annotation.consensus_rule import ground_truths_agree
-from annotation.models import REVIEW_OVERLAP, AssignmentStatus, Consensus, ItemState, Review, ReviewAssignment, ReviewItem
+from annotation.models import (
+    REVIEW_OVERLAP,
+    AssignmentStatus,
+    Consensus,
+    ItemState,
+    Review,
+    ReviewAssignment,
+    ReviewItem,
+)
 from annotation.permissions import can_decide_consensus
 from annotation.services.audit import audit_record
 from annotation.services.queue import AnnotationError, assignment_mark_submitted, submitted_count
@@ -104,7 +113,14 @@ def _consensus_automatic(item: ReviewItem) -> None:
             return
         item.state = ItemState.NEEDS_DECISION
     elif not first.accepts and not second.accepts:
-        _decide(item, Consensus.Decision.REJECTED, "", None, "auto-both-reject", {"reviews": [r.pk for r in reviews]})
+        _decide(
+            item,
+            Consensus.Decision.REJECTED,
+            "",
+            None,
+            "auto-both-reject",
+            {"reviews": [r.pk for r in reviews]},
+        )
         return
     else:
         item.state = ItemState.NEEDS_DECISION
@@ -112,7 +128,12 @@ def _consensus_automatic(item: ReviewItem) -> None:
 
 
 def _decide(
-    item: ReviewItem, decision: str, ground_truth: str, actor: User | None, rule: str, details: dict[str, object]
+    item: ReviewItem,
+    decision: str,
+    ground_truth: str,
+    actor: User | None,
+    rule: str,
+    details: Mapping[str, Any],
 ) -> Consensus:
     question = Question.objects.select_for_update().get(pk=item.question_id)
     version = (Consensus.objects.filter(question=question).aggregate(v=Max("version"))["v"] or 0) + 1
@@ -124,7 +145,7 @@ def _decide(
         previous_ground_truth=question.ground_truth,
         decided_by=actor,
         rule=rule,
-        details=details,
+        details=dict(details),
     )
     if decision == Consensus.Decision.VALIDATED:
         question.metadata.setdefault("draft_ground_truth", item.draft_ground_truth)
@@ -139,8 +160,14 @@ def _decide(
         actor=actor,
         action="consensus.decide",
         obj=consensus,
-        payload={"item": item.pk, "question": question.pk, "version": version, "decision": decision, "rule": rule,
-                 "ground_truth": ground_truth},
+        payload={
+            "item": item.pk,
+            "question": question.pk,
+            "version": version,
+            "decision": decision,
+            "rule": rule,
+            "ground_truth": ground_truth,
+        },
         dataset=question.dataset,
     )
     return consensus
@@ -161,5 +188,11 @@ def consensus_decide(*, item: ReviewItem, actor: User, decision: str, ground_tru
         if not can_decide_consensus(actor, locked):
             raise AnnotationError("only the item's annotators or a reviewer of its project can decide")
         reviews = [r.pk for r in item_reviews(locked)]
-        return _decide(locked, decision, ground_truth if decision == "validated" else "", actor, "manual",
-                       {"reviews": reviews})
+        return _decide(
+            locked,
+            decision,
+            ground_truth if decision == "validated" else "",
+            actor,
+            "manual",
+            {"reviews": reviews},
+        )

@@ -54,7 +54,10 @@ def tau_item_create(
 
 
 def _validate_label(
-    item: TauItem, aligned: Sequence[Sequence[int]], answer_errors: Mapping[str, str], gold_errors: Mapping[str, str]
+    item: TauItem,
+    aligned: Sequence[Sequence[int]],
+    answer_errors: Mapping[str, str],
+    gold_errors: Mapping[str, str],
 ) -> tuple[list[list[int]], dict[str, str], dict[str, str]]:
     n_answer, n_gold = len(item.answer), len(item.gold)
     pairs: list[list[int]] = []
@@ -106,7 +109,11 @@ def tau_label_submit(
         pairs, answer_out, gold_out = _validate_label(item, aligned, answer_errors, gold_errors)
         assignment_mark_submitted(assignment, actor=actor)
         label = TauLabel.objects.create(
-            assignment=assignment, aligned=pairs, answer_errors=answer_out, gold_errors=gold_out, comment=comment
+            assignment=assignment,
+            aligned=pairs,
+            answer_errors=answer_out,
+            gold_errors=gold_out,
+            comment=comment,
         )
         audit_record(
             actor=actor,

@@ -5,7 +5,8 @@ from dataclasses import dataclass
 import pytest
 from django.contrib.auth.models import User
 
-from annotation.services import annotation_queue_questions
+from annotation.models import ReviewAssignment, TauAssignment
+from annotation.services import annotation_queue_questions, review_next, tau_next
 from evalplatform.corpus.models import Alteration, Context, Dataset, Project, Question
 from evalplatform.roles import user_add_role
 
@@ -52,7 +53,11 @@ def make_world(n_questions: int = 3) -> World:
     Alteration.objects.create(context=context, position=1, field="place", original="Paris", divergent="Lyon")
     questions = [
         Question.objects.create(
-            dataset=dataset, context=context, key=f"q{i}", position=i, text=f"Question {i}: where and when?",
+            dataset=dataset,
+            context=context,
+            key=f"q{i}",
+            position=i,
+            text=f"Question {i}: where and when?",
             ground_truth=f"Draft answer {i}",
         )
         for i in range(n_questions)
@@ -64,3 +69,16 @@ def make_world(n_questions: int = 3) -> World:
 @pytest.fixture
 def world(db: None) -> World:
     return make_world()
+
+
+def claim_review(user: User) -> ReviewAssignment:
+    """The next review for this annotator; the test expects there is one."""
+    assignment = review_next(annotator=user)
+    assert assignment is not None, f"no review left for {user.username}"
+    return assignment
+
+
+def claim_tau(user: User) -> TauAssignment:
+    assignment = tau_next(annotator=user)
+    assert assignment is not None, f"no TAU item left for {user.username}"
+    return assignment

@@ -64,9 +64,10 @@ def test_agreement_weighted_kappa_linear_and_quadratic() -> None:
 
 def test_agreement_weighted_kappa_on_the_five_level_scale() -> None:
     # Default scale (0, .25, .5, .75, 1), linear w = |i-j|/4. Pairs (0,0) (1,1) (0.25,0.5) (0.75,0.75):
-    # sum w O = (1/4) * (1/4) = 1/16. Marginals a: 0 1/4, .25 1/4, .75 1/4, 1 1/4; b: 0 1/4, .5 1/4, .75 1/4, 1 1/4.
+    # sum w O = (1/4) * (1/4) = 1/16. Marginals a: 0 .25 .75 1 at 1/4 each; b: 0 .5 .75 1 at 1/4 each.
     # sum w E = (1/16) * sum over a in {0,1,3,4}, b in {0,2,3,4} of |a-b|/4
-    #         = (1/64) * [(0+2+3+4) + (1+1+2+3) + (3+1+0+1) + (4+2+1+0)] = 28/64; kappa_w = 1 - (1/16)/(28/64) = 6/7.
+    #         = (1/64) * [(0+2+3+4) + (1+1+2+3) + (3+1+0+1) + (4+2+1+0)] = 28/64;
+    # kappa_w = 1 - (1/16)/(28/64) = 6/7.
     a = [0, 1, 0.25, 0.75]
     b = [0, 1, 0.5, 0.75]
     assert weighted_kappa(a, b) == pytest.approx(6 / 7)
@@ -106,7 +107,11 @@ def test_agreement_alignment_micro_and_macro_prf() -> None:
 
 
 def test_agreement_kea_exact_match_aligns_only_identical_components() -> None:
-    answer = [["Paris", "capital of", "France"], ["Eiffel Tower", "located in", "Paris"], ["Lyon", "in", "France"]]
+    answer = [
+        ["Paris", "capital of", "France"],
+        ["Eiffel Tower", "located in", "Paris"],
+        ["Lyon", "in", "France"],
+    ]
     gold = [["paris", "capital_of", "france "], ["eiffel tower", "in", "paris"]]
     # Only the first answer triplet equals a gold triplet after case folding, "_" as space and trimming.
     assert kea_exact_align(answer, gold) == {(0, 0)}
@@ -120,6 +125,19 @@ def test_agreement_table2_rows_in_paper_layout() -> None:
     assert rows[0][1].micro_f1 == pytest.approx(2 / 3)
     assert rows[1][1].macro_f1 == pytest.approx(1.0)
     text = format_table2(rows)
-    assert text.splitlines()[0].split() == ["Method", "Micro", "P", "Micro", "R", "Micro", "F1", "Macro", "P",
-                                            "Macro", "R", "Macro", "F1"]
+    assert text.splitlines()[0].split() == [
+        "Method",
+        "Micro",
+        "P",
+        "Micro",
+        "R",
+        "Micro",
+        "F1",
+        "Macro",
+        "P",
+        "Macro",
+        "R",
+        "Macro",
+        "F1",
+    ]
     assert "0.667" in text.splitlines()[1]

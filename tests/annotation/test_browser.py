@@ -93,7 +93,11 @@ def test_browser_annotator_reviews_and_aligns_with_the_keyboard(browser, live_se
     wait.until(ec.presence_of_element_located((By.ID, "next-tau")))
 
     review = Review.objects.get(assignment__annotator=user)
-    assert (review.context_coherent, review.question_valid, review.ground_truth) == (True, True, "In Lyon, in 1901.")
+    assert (review.context_coherent, review.question_valid, review.ground_truth) == (
+        True,
+        True,
+        "In Lyon, in 1901.",
+    )
     label = TauLabel.objects.get(assignment__annotator=user)
     assert label.aligned == [[0, 1]]
     assert label.answer_errors == {"1": "extra"}

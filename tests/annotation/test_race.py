@@ -11,8 +11,22 @@ from collections import Counter
 import pytest
 from django.db import connection, connections
 
-from annotation.models import AssignmentStatus, ItemState, ReviewAssignment, ReviewItem, TauAssignment, TauItem
-from annotation.services import AnnotationError, review_next, review_submit, tau_item_create, tau_label_submit, tau_next
+from annotation.models import (
+    AssignmentStatus,
+    ItemState,
+    ReviewAssignment,
+    ReviewItem,
+    TauAssignment,
+    TauItem,
+)
+from annotation.services import (
+    AnnotationError,
+    review_next,
+    review_submit,
+    tau_item_create,
+    tau_label_submit,
+    tau_next,
+)
 from tests.annotation.conftest import make_user, make_world
 
 pytestmark = pytest.mark.postgres
@@ -90,8 +104,9 @@ def test_race_tau_items_get_exactly_three_annotators() -> None:
     claims: Counter = Counter()
 
     def submit(assignment, user) -> None:
-        tau_label_submit(assignment=assignment, actor=user, aligned=[[0, 0]], answer_errors={"1": "extra"},
-                         gold_errors={})
+        tau_label_submit(
+            assignment=assignment, actor=user, aligned=[[0, 0]], answer_errors={"1": "extra"}, gold_errors={}
+        )
 
     _work(lambda u: tau_next(annotator=u), submit, users, errors, claims)
     assert not errors, errors

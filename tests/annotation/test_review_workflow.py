@@ -17,13 +17,18 @@ from annotation.services import (
     review_submit,
 )
 from evalplatform.corpus.models import Question
+from tests.annotation.conftest import claim_review
 
 
 def _submit(user, accept: bool, ground_truth: str):
-    assignment = review_next(annotator=user)
+    assignment = claim_review(user)
     assert assignment is not None
     return review_submit(
-        assignment=assignment, actor=user, context_coherent=accept, question_valid=accept, ground_truth=ground_truth
+        assignment=assignment,
+        actor=user,
+        context_coherent=accept,
+        question_valid=accept,
+        ground_truth=ground_truth,
     )
 
 
@@ -35,14 +40,16 @@ def test_queue_puts_draft_questions_in_review_once(world) -> None:
 
 
 def test_queue_overlap_two_and_never_the_same_item_twice(world) -> None:
-    first = review_next(annotator=world.annotator)
+    first = claim_review(world.annotator)
     assert review_next(annotator=world.annotator) == first  # resuming, not hoarding
-    review_submit(assignment=first, actor=world.annotator, context_coherent=False, question_valid=False, ground_truth="")
-    second = review_next(annotator=world.annotator)
+    review_submit(
+        assignment=first, actor=world.annotator, context_coherent=False, question_valid=False, ground_truth=""
+    )
+    second = claim_review(world.annotator)
     assert second.item_id != first.item_id
-    b = review_next(annotator=world.other)
+    b = claim_review(world.other)
     assert b.item_id == first.item_id  # the first item still had a free slot
-    c = review_next(annotator=world.third)
+    c = claim_review(world.third)
     assert c.item_id == second.item_id  # first item: both slots held
     with pytest.raises(IntegrityError), transaction.atomic():
         ReviewAssignment.objects.create(item=first.item, annotator=world.annotator, lease_expires_at=timezone.now())
@@ -50,20 +57,25 @@ def test_queue_overlap_two_and_never_the_same_item_twice(world) -> None:
 
 def test_queue_expired_lease_is_reclaimed_and_its_late_submission_refused(world) -> None:
     annotation_queue_questions(questions=[])
-    ReviewItem.objects.exclude(pk=ReviewItem.objects.first().pk).delete()
-    stale = review_next(annotator=world.annotator)
+    ReviewItem.objects.exclude(pk=ReviewItem.objects.earliest("pk").pk).delete()
+    stale = claim_review(world.annotator)
     ReviewAssignment.objects.filter(pk=stale.pk).update(lease_expires_at=timezone.now() - timedelta(minutes=1))
-    b = review_next(annotator=world.other)  # a free slot: nobody loses theirs
+    b = claim_review(world.other)  # a free slot: nobody loses theirs
     assert b.item_id == stale.item_id
     stale.refresh_from_db()
     assert stale.status == AssignmentStatus.CLAIMED
-    c = review_next(annotator=world.third)  # every slot held: the expired lease is reclaimed
+    c = claim_review(world.third)  # every slot held: the expired lease is reclaimed
     assert c.item_id == stale.item_id
     stale.refresh_from_db()
     assert stale.status == AssignmentStatus.EXPIRED
     with pytest.raises(AnnotationError, match="no longer open"):
-        review_submit(assignment=stale, actor=world.annotator, context_coherent=True, question_valid=True,
-                      ground_truth="x")
+        review_submit(
+            assignment=stale,
+            actor=world.annotator,
+            context_coherent=True,
+            question_valid=True,
+            ground_truth="x",
+        )
 
 
 def test_consensus_auto_validates_agreeing_ground_truths(world) -> None:
@@ -118,18 +130,30 @@ def test_consensus_one_accepts_one_rejects_needs_a_decision(world) -> None:
 
 
 def test_review_valid_question_needs_a_ground_truth(world) -> None:
-    assignment = review_next(annotator=world.annotator)
+    assignment = claim_review(world.annotator)
     with pytest.raises(AnnotationError):
-        review_submit(assignment=assignment, actor=world.annotator, context_coherent=True, question_valid=True,
-                      ground_truth="  ")
+        review_submit(
+            assignment=assignment,
+            actor=world.annotator,
+            context_coherent=True,
+            question_valid=True,
+            ground_truth="  ",
+        )
     with pytest.raises(AnnotationError):
-        review_submit(assignment=assignment, actor=world.other, context_coherent=False, question_valid=False,
-                      ground_truth="")
+        review_submit(
+            assignment=assignment,
+            actor=world.other,
+            context_coherent=False,
+            question_valid=False,
+            ground_truth="",
+        )
 
 
 def test_key_facts_compare_numbers_and_names() -> None:
-    assert key_facts("The Tower opened in Lyon on 12 May 1,901.") == (frozenset({"12", "1901"}),
-                                                                      frozenset({"tower", "lyon", "may"}))
+    assert key_facts("The Tower opened in Lyon on 12 May 1,901.") == (
+        frozenset({"12", "1901"}),
+        frozenset({"tower", "lyon", "may"}),
+    )
     assert not ground_truths_agree("It opened in 1901.", "It opened in 1889.").agree
     assert ground_truths_agree("It opened in 1901", "it opened in 1901.").cosine == 1.0  # equal plain texts
     assert ground_truths_agree("In Lyon.", "in lyon").agree is False  # names are capitalised words
