@@ -1,5 +1,35 @@
 """Pages and API routes of annotation (included by evalplatform/urls.py)."""
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from annotation import api, views
+
+app_name = "annotation"
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("annotation/", views.dashboard, name="dashboard"),
+    path("annotation/review/next/", views.review_next, name="review-next"),
+    path("annotation/review/<int:pk>/", views.review, name="review"),
+    path("annotation/consensus/", views.consensus_list, name="consensus-list"),
+    path("annotation/consensus/<int:pk>/", views.consensus_detail, name="consensus"),
+    path("annotation/tau/next/", views.tau_next, name="tau-next"),
+    path("annotation/tau/<int:pk>/", views.tau, name="tau"),
+    path("annotation/tau/agreement/", views.tau_agreement, name="tau-agreement"),
+    path("annotation/calibration/next/", views.calibration_next, name="calibration-next"),
+    path("annotation/calibration/<int:pk>/", views.calibration, name="calibration"),
+    path("annotation/calibration/runs/<int:run_pk>/", views.calibration_run_report, name="calibration-report"),
+    path("annotation/audit/", views.audit_log, name="audit"),
+    path("api/annotation/queue/", api.QueueView.as_view(), name="api-queue"),
+    path("api/annotation/next/<str:kind>/", api.NextView.as_view(), name="api-next"),
+    path("api/annotation/assignments/", api.MyAssignmentsView.as_view(), name="api-assignments"),
+    path("api/annotation/reviews/<int:pk>/", api.ReviewAssignmentView.as_view(), name="api-review"),
+    path("api/annotation/reviews/<int:pk>/submit/", api.ReviewSubmitView.as_view(), name="api-review-submit"),
+    path("api/annotation/tau/<int:pk>/", api.TauAssignmentView.as_view(), name="api-tau"),
+    path("api/annotation/tau/<int:pk>/submit/", api.TauSubmitView.as_view(), name="api-tau-submit"),
+    path("api/annotation/consensus/<int:pk>/", api.ConsensusView.as_view(), name="api-consensus"),
+    path(
+        "api/annotation/consensus/<int:pk>/decide/",
+        api.ConsensusDecideView.as_view(),
+        name="api-consensus-decide",
+    ),
+]

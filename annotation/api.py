@@ -1,0 +1,242 @@
+"""The annotation API under /api/annotation/: the queue, next item, my assignments, submissions and the
+consensus for reviewers, through the same blind selectors and services as the pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation import selectors, services
+from annotation.models import Consensus, Review, ReviewAssignment, TauAssignment, TauLabel
+from annotation.permissions import IsAnnotator, UsesAnnotation
+from annotation.services.queue import AnnotationError
+
+
+class ReviewSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Review
+        fields = ["context_coherent", "question_valid", "ground_truth", "comment", "submitted_at"]
+
+
+class ReviewSubmitSerializer(serializers.Serializer):
+    context_coherent = serializers.BooleanField()
+    question_valid = serializers.BooleanField()
+    ground_truth = serializers.CharField(allow_blank=True, default="")
+    comment = serializers.CharField(allow_blank=True, default="")
+
+
+class TauSubmitSerializer(serializers.Serializer):
+    aligned = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2)
+    )
+    answer_errors = serializers.DictField(child=serializers.CharField(), default=dict)
+    gold_errors = serializers.DictField(child=serializers.CharField(), default=dict)
+    comment = serializers.CharField(allow_blank=True, default="")
+
+
+class DecideSerializer(serializers.Serializer):
+    decision = serializers.ChoiceField(choices=Consensus.Decision.choices)
+    ground_truth = serializers.CharField(allow_blank=True, default="")
+
+
+def _review_assignment_data(assignment: ReviewAssignment) -> dict[str, Any]:
+    question = assignment.item.question
+    own = selectors.own_review(assignment)
+    return {
+        "id": assignment.pk,
+        "kind": "review",
+        "item": assignment.item_id,
+        "status": assignment.status,
+        "lease_expires_at": assignment.lease_expires_at,
+        "question": {"id": question.pk, "key": question.key, "text": question.text},
+        "context": question.context.text,
+        "alterations": [
+            {"field": a.field, "original": a.original, "divergent": a.divergent}
+            for a in question.context.alterations.all()
+        ],
+        "review": ReviewSerializer(own).data if own else None,
+    }
+
+
+def _tau_assignment_data(assignment: TauAssignment) -> dict[str, Any]:
+    own = selectors.own_tau_label(assignment)
+    return {
+        "id": assignment.pk,
+        "kind": "tau",
+        "item": assignment.item_id,
+        "status": assignment.status,
+        "lease_expires_at": assignment.lease_expires_at,
+        "answer": assignment.item.answer,
+        "gold": assignment.item.gold,
+        "label": _tau_label_data(own) if own else None,
+    }
+
+
+def _tau_label_data(label: TauLabel) -> dict[str, Any]:
+    return {"aligned": label.aligned, "answer_errors": label.answer_errors, "gold_errors": label.gold_errors}
+
+
+class QueueView(APIView):
+    permission_classes = [IsAnnotator]
+
+    def get(self, request: Request) -> Response:
+        s = selectors.queue_summary(user=request.user)
+        return Response(
+            {
+                "review": {
+                    "available": s.review_available,
+                    "submitted": s.review_submitted,
+                    "current": s.review_current.pk if s.review_current else None,
+                },
+                "tau": {
+                    "available": s.tau_available,
+                    "submitted": s.tau_submitted,
+                    "current": s.tau_current.pk if s.tau_current else None,
+                },
+                "calibration": {"available": s.calibration_available, "submitted": s.calibration_submitted},
+            }
+        )
+
+
+class NextView(APIView):
+    """POST: claim the next review or TAU item (204 when nothing is waiting for you)."""
+
+    permission_classes = [IsAnnotator]
+
+    def post(self, request: Request, kind: str) -> Response:
+        if kind not in ("review", "tau"):
+            raise NotFound("kind is review or tau")
+        if kind == "review":
+            review = services.review_next(annotator=request.user)  # type: ignore[arg-type]
+            return Response(_review_assignment_data(review)) if review else Response(status=status.HTTP_204_NO_CONTENT)
+        tau = services.tau_next(annotator=request.user)  # type: ignore[arg-type]
+        return Response(_tau_assignment_data(tau)) if tau else Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MyAssignmentsView(APIView):
+    permission_classes = [IsAnnotator]
+
+    def get(self, request: Request) -> Response:
+        reviews = selectors.my_review_assignments(user=request.user)[:200]
+        taus = selectors.my_tau_assignments(user=request.user)[:200]
+        rows = [{"id": a.pk, "kind": "review", "item": a.item_id, "status": a.status} for a in reviews]
+        rows += [{"id": a.pk, "kind": "tau", "item": a.item_id, "status": a.status} for a in taus]
+        return Response({"results": rows})
+
+
+class ReviewAssignmentView(APIView):
+    """GET one of your review assignments (with your own review once submitted); nobody else's."""
+
+    permission_classes = [IsAnnotator]
+
+    def get(self, request: Request, pk: int) -> Response:
+        assignment = selectors.review_assignment_get(user=request.user, pk=pk)
+        if assignment is None:
+            raise NotFound("no such assignment of yours")
+        return Response(_review_assignment_data(assignment))
+
+
+class ReviewSubmitView(APIView):
+    permission_classes = [IsAnnotator]
+
+    def post(self, request: Request, pk: int) -> Response:
+        assignment = selectors.review_assignment_get(user=request.user, pk=pk)
+        if assignment is None:
+            raise NotFound("no such assignment of yours")
+        data = ReviewSubmitSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            review = services.review_submit(assignment=assignment, actor=request.user, **data.validated_data)  # type: ignore[arg-type]
+        except AnnotationError as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
+        return Response(ReviewSerializer(review).data, status=status.HTTP_201_CREATED)
+
+
+class TauAssignmentView(APIView):
+    permission_classes = [IsAnnotator]
+
+    def get(self, request: Request, pk: int) -> Response:
+        assignment = selectors.tau_assignment_get(user=request.user, pk=pk)
+        if assignment is None:
+            raise NotFound("no such assignment of yours")
+        return Response(_tau_assignment_data(assignment))
+
+
+class TauSubmitView(APIView):
+    permission_classes = [IsAnnotator]
+
+    def post(self, request: Request, pk: int) -> Response:
+        assignment = selectors.tau_assignment_get(user=request.user, pk=pk)
+        if assignment is None:
+            raise NotFound("no such assignment of yours")
+        data = TauSubmitSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            label = services.tau_label_submit(assignment=assignment, actor=request.user, **data.validated_data)  # type: ignore[arg-type]
+        except AnnotationError as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
+        return Response(_tau_label_data(label), status=status.HTTP_201_CREATED)
+
+
+def _consensus_or_refuse(request: Request, pk: int) -> selectors.ConsensusView:
+    try:
+        view = selectors.consensus_get(user=request.user, item_pk=pk)
+    except selectors.NotOpenYet as exc:
+        raise PermissionDenied(str(exc)) from exc
+    if view is None:
+        raise NotFound("no such item")
+    return view
+
+
+class ConsensusView(APIView):
+    """Both verdicts and every decision, for the item's annotators and reviewers, once both are in."""
+
+    permission_classes = [UsesAnnotation]
+
+    def get(self, request: Request, pk: int) -> Response:
+        view = _consensus_or_refuse(request, pk)
+        return Response(
+            {
+                "item": view.item.pk,
+                "state": view.item.state,
+                "question": {
+                    "id": view.item.question_id,
+                    "text": view.item.question.text,
+                    "status": view.item.question.status,
+                },
+                "reviews": [
+                    {"annotator": r.assignment.annotator.get_username(), **ReviewSerializer(r).data}
+                    for r in view.reviews
+                ],
+                "decisions": [
+                    {
+                        "version": d.version,
+                        "decision": d.decision,
+                        "ground_truth": d.ground_truth,
+                        "rule": d.rule,
+                        "decided_by": d.decided_by.get_username() if d.decided_by else None,
+                        "decided_at": d.decided_at,
+                    }
+                    for d in view.decisions
+                ],
+            }
+        )
+
+
+class ConsensusDecideView(APIView):
+    permission_classes = [UsesAnnotation]
+
+    def post(self, request: Request, pk: int) -> Response:
+        view = _consensus_or_refuse(request, pk)
+        data = DecideSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            decision = services.consensus_decide(item=view.item, actor=request.user, **data.validated_data)  # type: ignore[arg-type]
+        except AnnotationError as exc:
+            raise PermissionDenied(str(exc)) from exc
+        return Response({"version": decision.version, "decision": decision.decision}, status=status.HTTP_201_CREATED)

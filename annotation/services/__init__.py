@@ -1,0 +1,21 @@
+"""Writes of the annotation app (the only place that writes): queue, reviews and consensus, TAU labels,
+calibration labels; every submission and decision writes an AuditEvent in the same transaction."""
+
+from annotation.services.calibration import calibration_label_submit, calibration_queue
+from annotation.services.queue import LEASE, AnnotationError, review_next, tau_next
+from annotation.services.review import annotation_queue_questions, consensus_decide, review_submit
+from annotation.services.tau import tau_item_create, tau_label_submit
+
+__all__ = [
+    "LEASE",
+    "AnnotationError",
+    "annotation_queue_questions",
+    "calibration_label_submit",
+    "calibration_queue",
+    "consensus_decide",
+    "review_next",
+    "review_submit",
+    "tau_item_create",
+    "tau_label_submit",
+    "tau_next",
+]

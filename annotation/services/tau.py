@@ -1,0 +1,128 @@
+"""Three-annotator TAU alignment labelling: items from the scoring pipeline, and blind labels.
+
+A label marks one-to-one aligned pairs (answer index, gold index) and gives every triplet left unaligned
+an error type: an answer triplet is relation_wrong, entity_wrong or extra; a gold triplet is
+relation_wrong, entity_wrong or missing (the TAU categories, S3KG/TAU, Arumugam et al.)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from annotation.models import TAU_OVERLAP, ItemState, TauAssignment, TauItem, TauLabel
+from annotation.services.audit import audit_record
+from annotation.services.queue import AnnotationError, assignment_mark_submitted, submitted_count
+from evalplatform.runs.models import Generation
+from scoring.models import GraphScore
+
+ANSWER_ERRORS = frozenset({"relation_wrong", "entity_wrong", "extra"})
+GOLD_ERRORS = frozenset({"relation_wrong", "entity_wrong", "missing"})
+
+
+def _triplets(value: Any, name: str) -> list[list[str]]:
+    if not isinstance(value, list | tuple):
+        raise ValueError(f"{name} must be a list of [head, relation, tail]")
+    out: list[list[str]] = []
+    for i, t in enumerate(value):
+        if not isinstance(t, list | tuple) or len(t) != 3 or not all(isinstance(c, str) for c in t):
+            raise ValueError(f"{name}[{i}] is not a [head, relation, tail] of three strings")
+        out.append([str(c) for c in t])
+    return out
+
+
+def tau_item_create(
+    *,
+    gold: Sequence[Sequence[str]],
+    answer: Sequence[Sequence[str]],
+    generation: Generation | None = None,
+    graph_score: GraphScore | None = None,
+    overlap: int = TAU_OVERLAP,
+) -> TauItem:
+    """Queue one TAU item (a snapshot of its gold and answer triplets) for three blind labels."""
+    if graph_score is not None and generation is None:
+        generation = graph_score.generation
+    return TauItem.objects.create(
+        gold=_triplets(gold, "gold"),
+        answer=_triplets(answer, "answer"),
+        generation=generation,
+        graph_score=graph_score,
+        overlap=overlap,
+    )
+
+
+def _validate_label(
+    item: TauItem,
+    aligned: Sequence[Sequence[int]],
+    answer_errors: Mapping[str, str],
+    gold_errors: Mapping[str, str],
+) -> tuple[list[list[int]], dict[str, str], dict[str, str]]:
+    n_answer, n_gold = len(item.answer), len(item.gold)
+    pairs: list[list[int]] = []
+    used_a: set[int] = set()
+    used_g: set[int] = set()
+    for pair in aligned:
+        if len(pair) != 2:
+            raise AnnotationError("an aligned pair is [answer index, gold index]")
+        a, g = int(pair[0]), int(pair[1])
+        if not (0 <= a < n_answer and 0 <= g < n_gold):
+            raise AnnotationError(f"aligned pair {a}-{g} is out of range")
+        if a in used_a or g in used_g:
+            raise AnnotationError("alignment is one-to-one: a triplet appears in two pairs")
+        used_a.add(a)
+        used_g.add(g)
+        pairs.append([a, g])
+    answer_out = _errors(answer_errors, n_answer, used_a, ANSWER_ERRORS, "answer")
+    gold_out = _errors(gold_errors, n_gold, used_g, GOLD_ERRORS, "gold")
+    return sorted(pairs), answer_out, gold_out
+
+
+def _errors(errors: Mapping[str, str], n: int, aligned: set[int], allowed: frozenset[str], side: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, kind in errors.items():
+        index = int(key)
+        if index in aligned:
+            raise AnnotationError(f"{side} triplet {index} is aligned and cannot also have an error type")
+        if kind not in allowed:
+            raise AnnotationError(f"{side} triplet {index}: error type must be one of {', '.join(sorted(allowed))}")
+        out[str(index)] = kind
+    missing = [i for i in range(n) if i not in aligned and str(i) not in out]
+    if missing:
+        raise AnnotationError(f"give an error type to every unaligned {side} triplet (left: {missing})")
+    return out
+
+
+def tau_label_submit(
+    *,
+    assignment: TauAssignment,
+    actor: User,
+    aligned: Sequence[Sequence[int]],
+    answer_errors: Mapping[str, str],
+    gold_errors: Mapping[str, str],
+    comment: str = "",
+) -> TauLabel:
+    """Record one annotator's alignment of their own claimed TAU item, with an audit event."""
+    with transaction.atomic():
+        item = TauItem.objects.select_for_update().get(pk=assignment.item_id)
+        pairs, answer_out, gold_out = _validate_label(item, aligned, answer_errors, gold_errors)
+        assignment_mark_submitted(assignment, actor=actor)
+        label = TauLabel.objects.create(
+            assignment=assignment,
+            aligned=pairs,
+            answer_errors=answer_out,
+            gold_errors=gold_out,
+            comment=comment,
+        )
+        audit_record(
+            actor=actor,
+            action="tau.submit",
+            obj=label,
+            payload={"item": item.pk, "aligned": pairs, "answer_errors": answer_out, "gold_errors": gold_out},
+            dataset=item.generation.run.dataset if item.generation_id and item.generation else None,
+        )
+        if submitted_count(item) >= item.overlap:
+            item.state = ItemState.COMPLETE
+            item.save(update_fields=["state"])
+    return label

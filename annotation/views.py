@@ -1,0 +1,228 @@
+"""Server-rendered pages of the annotation app: thin, every read through a selector, every write through
+a service. CSRF protects every form (Django's middleware; each template carries the token)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotation import selectors, services
+from annotation.models import Consensus, TauLabel
+from annotation.permissions import can_annotate, can_use_annotation, is_reviewer, page_requires
+from annotation.reports import calibration_report, tau_report
+from annotation.services.queue import AnnotationError
+from evalplatform.corpus.selectors import datasets_visible_to
+from evalplatform.runs.models import Run
+
+AUDIT_PAGE = 200
+
+
+def _user(request: HttpRequest) -> Any:
+    return request.user
+
+
+@page_requires(can_use_annotation)
+def dashboard(request: HttpRequest) -> HttpResponse:
+    user = _user(request)
+    context = {
+        "summary": selectors.queue_summary(user=user),
+        "reviews": selectors.my_review_assignments(user=user)[:20],
+        "tau_assignments": selectors.my_tau_assignments(user=user)[:20],
+        "consensus_items": selectors.consensus_list(user=user)[:20],
+        "annotator": can_annotate(user),
+        "reviewer": is_reviewer(user),
+    }
+    return render(request, "annotation/dashboard.html", context)
+
+
+@require_POST
+@page_requires(can_annotate)
+def review_next(request: HttpRequest) -> HttpResponse:
+    assignment = services.review_next(annotator=_user(request))
+    if assignment is None:
+        messages.info(request, "No question is waiting for you.")
+        return redirect("annotation:dashboard")
+    return redirect("annotation:review", pk=assignment.pk)
+
+
+@require_http_methods(["GET", "POST"])
+@page_requires(can_annotate)
+def review(request: HttpRequest, pk: int) -> HttpResponse:
+    assignment = selectors.review_assignment_get(user=_user(request), pk=pk)
+    if assignment is None:
+        raise Http404("no such assignment of yours")
+    error = ""
+    if request.method == "POST":
+        try:
+            services.review_submit(
+                assignment=assignment,
+                actor=_user(request),
+                context_coherent=request.POST.get("context_coherent") == "yes",
+                question_valid=request.POST.get("question_valid") == "yes",
+                ground_truth=request.POST.get("ground_truth", ""),
+                comment=request.POST.get("comment", ""),
+            )
+        except AnnotationError as exc:
+            error = str(exc)
+        else:
+            messages.success(request, "Review submitted.")
+            return redirect("annotation:dashboard")
+    question = assignment.item.question
+    context = {
+        "assignment": assignment,
+        "question": question,
+        "context_html": selectors.highlight_divergent(question.context.text, list(question.context.alterations.all())),
+        "own_review": selectors.own_review(assignment),
+        "error": error,
+    }
+    return render(request, "annotation/review_form.html", context, status=400 if error else 200)
+
+
+@page_requires(can_use_annotation)
+def consensus_list(request: HttpRequest) -> HttpResponse:
+    items = selectors.consensus_list(user=_user(request))[:200]
+    return render(request, "annotation/consensus_list.html", {"items": items})
+
+
+@require_http_methods(["GET", "POST"])
+@page_requires(can_use_annotation)
+def consensus_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    try:
+        view = selectors.consensus_get(user=_user(request), item_pk=pk)
+    except selectors.NotOpenYet as exc:
+        raise PermissionDenied(str(exc)) from exc
+    if view is None:
+        raise Http404("no such item")
+    error = ""
+    if request.method == "POST":
+        try:
+            services.consensus_decide(
+                item=view.item,
+                actor=_user(request),
+                decision=request.POST.get("decision", ""),
+                ground_truth=request.POST.get("ground_truth", ""),
+            )
+        except AnnotationError as exc:
+            error = str(exc)
+        else:
+            messages.success(request, "Decision recorded.")
+            return redirect("annotation:consensus", pk=pk)
+    question = view.item.question
+    context = {
+        "view": view,
+        "question": question,
+        "context_html": selectors.highlight_divergent(question.context.text, list(question.context.alterations.all())),
+        "decisions": Consensus.Decision.choices,
+        "error": error,
+    }
+    return render(request, "annotation/consensus_detail.html", context, status=400 if error else 200)
+
+
+@require_POST
+@page_requires(can_annotate)
+def tau_next(request: HttpRequest) -> HttpResponse:
+    assignment = services.tau_next(annotator=_user(request))
+    if assignment is None:
+        messages.info(request, "No TAU item is waiting for you.")
+        return redirect("annotation:dashboard")
+    return redirect("annotation:tau", pk=assignment.pk)
+
+
+@require_http_methods(["GET", "POST"])
+@page_requires(can_annotate)
+def tau(request: HttpRequest, pk: int) -> HttpResponse:
+    assignment = selectors.tau_assignment_get(user=_user(request), pk=pk)
+    if assignment is None:
+        raise Http404("no such assignment of yours")
+    error = ""
+    if request.method == "POST":
+        try:
+            payload = json.loads(request.POST.get("label", "{}"))
+            services.tau_label_submit(
+                assignment=assignment,
+                actor=_user(request),
+                aligned=payload.get("aligned", []),
+                answer_errors=payload.get("answer_errors", {}),
+                gold_errors=payload.get("gold_errors", {}),
+                comment=request.POST.get("comment", ""),
+            )
+        except (AnnotationError, ValueError, TypeError, AttributeError) as exc:
+            error = str(exc)
+        else:
+            messages.success(request, "Alignment submitted.")
+            return redirect("annotation:dashboard")
+    item = assignment.item
+    context = {
+        "assignment": assignment,
+        "answer_rows": list(enumerate(item.answer)),
+        "gold_rows": list(enumerate(item.gold)),
+        "own_label": selectors.own_tau_label(assignment),
+        "error_types": TauLabel.ErrorType.choices,
+        "error": error,
+    }
+    return render(request, "annotation/tau_form.html", context, status=400 if error else 200)
+
+
+@page_requires(is_reviewer)
+def tau_agreement(request: HttpRequest) -> HttpResponse:
+    report = tau_report(selectors.tau_items_complete_visible_to(_user(request)))
+    return render(request, "annotation/tau_report.html", {"report": report})
+
+
+@page_requires(can_annotate)
+def calibration_next(request: HttpRequest) -> HttpResponse:
+    item = selectors.calibration_next(user=_user(request))
+    if item is None:
+        messages.info(request, "No generation is waiting for your calibration label.")
+        return redirect("annotation:dashboard")
+    return redirect("annotation:calibration", pk=item.pk)
+
+
+@require_http_methods(["GET", "POST"])
+@page_requires(can_annotate)
+def calibration(request: HttpRequest, pk: int) -> HttpResponse:
+    item = selectors.calibration_item_get(user=_user(request), pk=pk)
+    if item is None:
+        raise Http404("no such calibration item")
+    error = ""
+    if request.method == "POST":
+        try:
+            services.calibration_label_submit(
+                item=item,
+                annotator=_user(request),
+                lav=int(request.POST.get("lav", "")),
+                acc=float(request.POST.get("acc", "")),
+                cm=float(request.POST.get("cm", "")),
+            )
+        except (AnnotationError, ValueError) as exc:
+            error = str(exc)
+        else:
+            messages.success(request, "Label saved.")
+            return redirect("annotation:calibration-next")
+    context = {
+        "item": item,
+        "generation": item.generation,
+        "scale": ["0", "0.25", "0.5", "0.75", "1"],
+        "error": error,
+    }
+    return render(request, "annotation/calibration_form.html", context, status=400 if error else 200)
+
+
+@page_requires(is_reviewer)
+def calibration_run_report(request: HttpRequest, run_pk: int) -> HttpResponse:
+    run = Run.objects.filter(pk=run_pk, dataset__in=datasets_visible_to(_user(request))).first()
+    if run is None:
+        raise Http404("no such run")
+    return render(request, "annotation/calibration_report.html", {"run": run, "rows": calibration_report(run=run)})
+
+
+@page_requires(is_reviewer)
+def audit_log(request: HttpRequest) -> HttpResponse:
+    events = selectors.audit_events_visible_to(_user(request))[:AUDIT_PAGE]
+    return render(request, "annotation/audit_log.html", {"events": events})
