@@ -118,6 +118,7 @@ CELERY_RESULT_BACKEND = env_str(
     else f"db+sqlite:///{VAR_DIR / 'celery-results.sqlite3'}",
 )
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery")
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -139,6 +140,23 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Scoped throttles (views set throttle_scope): login, run launch and export.
+    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.ScopedRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "login": env_str("THROTTLE_LOGIN", "10/minute"),
+        "run_launch": env_str("THROTTLE_RUN_LAUNCH", "30/hour"),
+        "export": env_str("THROTTLE_EXPORT", "120/hour"),
+    },
+}
+
+# The cache backs throttling; one shared cache (Redis) is needed when several web processes serve.
+CACHE_URL = env_str("CACHE_URL", "")
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+        if CACHE_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "evalplatform"}
+    )
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "evalplatform API",

@@ -28,6 +28,7 @@ def start_worker(queue: str) -> subprocess.Popen[bytes]:
         "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
         "CELERY_RESULT_BACKEND": settings.CELERY_RESULT_BACKEND,
         "CELERY_TASK_ALWAYS_EAGER": "0",
+        "CELERY_TASK_DEFAULT_QUEUE": queue,
     }
     return subprocess.Popen(
         [
@@ -38,7 +39,7 @@ def start_worker(queue: str) -> subprocess.Popen[bytes]:
             "evalplatform",
             "worker",
             "--pool=solo",
-            "--loglevel=WARNING",
+            "--loglevel=" + os.environ.get("TEST_WORKER_LOGLEVEL", "WARNING"),
             "--without-gossip",
             "--without-mingle",
             "--without-heartbeat",
