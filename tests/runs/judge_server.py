@@ -21,6 +21,8 @@ KINDS = {
     "Rate how accurate": "accuracy",
     "Rate how complete": "completeness",
     "Decide whether the answer": "lav",
+    "You rewrite factual articles": "fabricate",
+    "Below is a text in which some facts": "questions",
 }
 
 
@@ -49,6 +51,14 @@ def good_reply(kind: str, prompt: str) -> str:
         return json.dumps({"score": 1})
     if kind == "lav":
         return json.dumps({"verdict": "valid"})
+    if kind == "fabricate":
+        article = prompt.rsplit("Article:\n", 1)[-1].rsplit("\nJSON:", 1)[0]
+        first = article.split()[0]
+        alteration = {"kind": "name", "original": first, "divergent": first + "son"}
+        return json.dumps({"divergent_text": article.replace(first, first + "son"), "alterations": [alteration]})
+    if kind == "questions":
+        items = [{"question": f"Question {i}?", "ground_truth": f"Answer {i}."} for i in range(1, 4)]
+        return json.dumps({"questions": items})
     return "{}"
 
 

@@ -1,0 +1,36 @@
+"""python manage.py fabricate_contexts --from SOURCE --into NEW --generator local [--alterations 5] [--limit N]"""
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from evalplatform.corpus.models import Dataset
+from evalplatform.runs.authoring import DEFAULT_ALTERATIONS, contexts_fabricate
+from evalplatform.runs.models import ModelEndpoint
+
+
+class Command(BaseCommand):
+    help = "Rewrite a dataset's real texts into divergent contexts with a generator model (CDK-E step 1)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--from", dest="source", required=True)
+        parser.add_argument("--into", required=True)
+        parser.add_argument("--generator", required=True)
+        parser.add_argument("--alterations", type=int, default=DEFAULT_ALTERATIONS)
+        parser.add_argument("--limit", type=int)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        source = Dataset.objects.filter(name=options["source"]).first()
+        generator = ModelEndpoint.objects.filter(name=options["generator"], is_active=True).first()
+        if source is None or generator is None:
+            raise CommandError("unknown dataset or generator endpoint")
+        target, report = contexts_fabricate(
+            source=source,
+            target_name=options["into"],
+            generator=generator,
+            n_alterations=options["alterations"],
+            limit=options["limit"],
+        )
+        self.stdout.write(f"{target.name}: {report.created} contexts fabricated, {len(report.unparseable)} unparseable")
+        for key, raw in report.unparseable:
+            self.stdout.write(f"  unparseable for {key}: {raw[:200]!r}")
