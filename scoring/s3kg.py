@@ -201,7 +201,9 @@ def _one_way(
     t2f = [t2[j] for j in kept]
     semantic = _mean_cosine(e1, e2[kept])
     entity_map = _align(_entities(t1), _entities(t2f), encoder, threshold)
-    relation_map = _align(_distinct(t.relation for t in t1), _distinct(t.relation for t in t2f), encoder, threshold)
+    relation_map = _align(
+        _distinct(t.relation for t in t1), _distinct(t.relation for t in t2f), encoder, threshold
+    )
     aligned = [Triplet(entity_map[t.head], relation_map[t.relation], entity_map[t.tail]) for t in t1]
     structural = wl_similarity(relation_graph(aligned, directed), relation_graph(t2f, directed), iterations)
     score = (1.0 - alpha) * structural + alpha * semantic
@@ -244,7 +246,12 @@ def _reference_mapping(
 
 
 def _reference(
-    t1: Sequence[Triplet], t2: Sequence[Triplet], encoder: TextEncoder, alpha: float, threshold: float, iterations: int
+    t1: Sequence[Triplet],
+    t2: Sequence[Triplet],
+    encoder: TextEncoder,
+    alpha: float,
+    threshold: float,
+    iterations: int,
 ) -> tuple[float, float, float]:
     e1 = encoder.encode([triplet_text(t) for t in t1])
     e2 = encoder.encode([triplet_text(t) for t in t2])
@@ -351,7 +358,9 @@ def s3kg_many(
     return [_score_prepared(p1, p2, spec, encoder, alpha, label_threshold, iterations) for p1, p2 in prepared]
 
 
-def s3kg_strings(pairs: Sequence[tuple[Sequence[TripletLike], Sequence[TripletLike]]], variant: str) -> list[str]:
+def s3kg_strings(
+    pairs: Sequence[tuple[Sequence[TripletLike], Sequence[TripletLike]]], variant: str
+) -> list[str]:
     """The distinct strings ``s3kg_many`` would encode for these pairs (for priming across variants)."""
     spec = _spec(variant)
     prepared = [(_prepare(a, spec), _prepare(b, spec)) for a, b in pairs]

@@ -66,7 +66,7 @@ def tau_lowest(items_scores: Sequence[tuple[K, float]], fraction: float = TAU_FR
     return [items_scores[i][0] for i in ranked[:count]]
 
 
-def _greedy(candidates: list[tuple[tuple[float, ...], int, int]]) -> list[tuple[int, int]]:
+def _greedy(candidates: Sequence[tuple[tuple[float, ...], int, int]]) -> list[tuple[int, int]]:
     """One-to-one pairs taken in order of the sort key (smallest first), ties by answer then gold index."""
     used_a: set[int] = set()
     used_g: set[int] = set()
@@ -161,7 +161,12 @@ def tau_diagnose(
     e_a = encoder.encode([triplet_text(t) for t in answer])
     e_g = encoder.encode([triplet_text(t) for t in gold])
     sims = e_a @ e_g.T
-    first = [((-float(sims[a, g]),), a, g) for a in range(len(answer)) for g in range(len(gold)) if sims[a, g] > threshold]
+    first = [
+        ((-float(sims[a, g]),), a, g)
+        for a in range(len(answer))
+        for g in range(len(gold))
+        if sims[a, g] > threshold
+    ]
     aligned = [(a, g, float(sims[a, g])) for a, g in _greedy(first)]
     pairs = _label_pairs(answer, gold)
     left = sorted({x for x, _ in pairs})
@@ -170,7 +175,8 @@ def tau_diagnose(
     li = {label: i for i, label in enumerate(left)}
     ri = {label: i for i, label in enumerate(right)}
     same = {
-        (x, y): normalise_label(x) == normalise_label(y) or float(label_sims[li[x], ri[y]]) >= component_threshold
+        (x, y): normalise_label(x) == normalise_label(y)
+        or float(label_sims[li[x], ri[y]]) >= component_threshold
         for x, y in pairs
     }
     return _classify(answer, gold, aligned, same, sims)

@@ -20,7 +20,11 @@ def test_normalise_label() -> None:
 
 
 def test_normalise_triplets_drops_repeats_and_empty_labels() -> None:
-    raw = [["Naturopathy", "effective_for", "Menopausal_symptoms"], ["naturopathy", "effective for", "menopausal symptoms"], ["x", "_", "y"]]
+    raw = [
+        ["Naturopathy", "effective_for", "Menopausal_symptoms"],
+        ["naturopathy", "effective for", "menopausal symptoms"],
+        ["x", "_", "y"],
+    ]
     assert normalise_triplets(raw) == [Triplet("naturopathy", "effective for", "menopausal symptom")]
     with pytest.raises(ValueError):
         normalise_triplets([["a", "b"]])
