@@ -39,9 +39,10 @@ def last_answer_line(prompt: str, marker: str) -> str:
     return prompt.rsplit(marker, 1)[-1].split("\n", 1)[0].strip()
 
 
-def good_reply(kind: str, prompt: str) -> str:
+def good_reply(kind: str, prompt: str, body: dict[str, Any]) -> str:
     if kind == "answer":
-        return " " + last_answer_line(prompt, "Question:")[:40]
+        # Each model and temperature answers in its own words, as real candidates do.
+        return f" {last_answer_line(prompt, 'Question:')[:40]} ({body.get('model')}, t={body.get('temperature')})"
     if kind == "statements":
         return json.dumps({"statements": [last_answer_line(prompt, "Answer:")[:80] or "nothing"]})
     if kind == "classify":
@@ -100,7 +101,7 @@ class JudgeServer:
                 if isinstance(fault, int):
                     self._send(fault, {"error": {"message": f"injected {fault}", "type": "server_error"}})
                     return
-                text = "this is not what was asked for" if fault == "garbage" else good_reply(kind, prompt)
+                text = "this is not what was asked for" if fault == "garbage" else good_reply(kind, prompt, body)
                 is_chat = self.path.endswith("/chat/completions")
                 self._send(200, _chat(body, text) if is_chat else _completion(body, text))
 
