@@ -68,9 +68,10 @@ class Encoder:
     batches of ``batch_size``, each distinct string once for the encoder's lifetime.
     """
 
-    def __init__(self, model_path: str | None = None, batch_size: int = 64) -> None:
+    def __init__(self, model_path: str | None = None, batch_size: int = 64, device: str = "cpu") -> None:
         self.model_path = model_path or default_model_path()
         self.batch_size = batch_size
+        self.device = device
         self._model: Any = None
         self._cache: dict[str, npt.NDArray[np.float32]] = {}
         self._lock = threading.Lock()
@@ -91,8 +92,16 @@ class Encoder:
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             from sentence_transformers import SentenceTransformer
 
-            self._model = SentenceTransformer(self.model_path, device="cpu")
+            self._model = SentenceTransformer(self.model_path, device=self.device)
         return self._model
+
+    def load(self) -> None:
+        """Load the model now (it is otherwise loaded on the first encode)."""
+        self._load()
+
+    def encode_uncached(self, texts: Sequence[str]) -> Matrix:
+        """Encode without reading or filling the cache (for benchmarks of the uncached path)."""
+        return self._encode_uncached(texts) if texts else np.zeros((0, self.dimension), dtype=np.float32)
 
     def _encode_uncached(self, texts: Sequence[str]) -> Matrix:
         model = self._load()
@@ -134,6 +143,11 @@ class Encoder:
 
     def cache_size(self) -> int:
         return len(self._cache)
+
+    def clear_cache(self) -> None:
+        """Forget every cached embedding (the loaded model stays)."""
+        with self._lock:
+            self._cache.clear()
 
 
 def cosine_matrix(a: npt.NDArray[np.floating[Any]], b: npt.NDArray[np.floating[Any]]) -> Matrix:

@@ -111,10 +111,16 @@ def _mean_cosine(e1: Matrix, e2: Matrix) -> float:
     return _unit(float(m1 @ m2) / denominator)
 
 
-def _filter_t2(e1: Matrix, e2: Matrix) -> list[int]:
-    """Step 1: the index of each T1 triplet's most similar T2 triplet, distinct, in first-pick order."""
+def _filter_t2(e1: Matrix, e2: Matrix, t2: Sequence[Triplet]) -> list[int]:
+    """Step 1: each T1 triplet's most similar T2 triplet, distinct by content, in first-pick order.
+
+    A triplet repeated in T2 counts once (the first copy), whichever copy the arg-max lands on.
+    """
+    first_copy: dict[Triplet, int] = {}
+    for j, t in enumerate(t2):
+        first_copy.setdefault(t, j)
     best = np.argmax(e1 @ e2.T, axis=1)
-    return list(dict.fromkeys(int(j) for j in best))
+    return list(dict.fromkeys(first_copy[t2[int(j)]] for j in best))
 
 
 def _spec(variant: str) -> VariantSpec:
@@ -197,7 +203,7 @@ def _one_way(
 ) -> tuple[float, float, float]:
     e1 = encoder.encode([triplet_text(t) for t in t1])
     e2 = encoder.encode([triplet_text(t) for t in t2])
-    kept = _filter_t2(e1, e2)
+    kept = _filter_t2(e1, e2, t2)
     t2f = [t2[j] for j in kept]
     semantic = _mean_cosine(e1, e2[kept])
     entity_map = _align(_entities(t1), _entities(t2f), encoder, threshold)
@@ -244,11 +250,16 @@ def _reference_mapping(
 
 
 def _reference(
-    t1: Sequence[Triplet], t2: Sequence[Triplet], encoder: TextEncoder, alpha: float, threshold: float, iterations: int
+    t1: Sequence[Triplet],
+    t2: Sequence[Triplet],
+    encoder: TextEncoder,
+    alpha: float,
+    threshold: float,
+    iterations: int,
 ) -> tuple[float, float, float]:
     e1 = encoder.encode([triplet_text(t) for t in t1])
     e2 = encoder.encode([triplet_text(t) for t in t2])
-    kept = _filter_t2(e1, e2)
+    kept = _filter_t2(e1, e2, t2)
     t2f = [t2[j] for j in kept]
     semantic = _mean_cosine(e1, e2[kept])
     g1, g2 = _reference_graph(t1), _reference_graph(t2f)

@@ -66,7 +66,7 @@ def tau_lowest(items_scores: Sequence[tuple[K, float]], fraction: float = TAU_FR
     return [items_scores[i][0] for i in ranked[:count]]
 
 
-def _greedy(candidates: list[tuple[tuple[float, ...], int, int]]) -> list[tuple[int, int]]:
+def _greedy(candidates: Sequence[tuple[tuple[float, ...], int, int]]) -> list[tuple[int, int]]:
     """One-to-one pairs taken in order of the sort key (smallest first), ties by answer then gold index."""
     used_a: set[int] = set()
     used_g: set[int] = set()

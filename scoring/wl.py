@@ -26,7 +26,7 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeAlias
 
 import networkx as nx
 
@@ -75,7 +75,7 @@ def from_networkx(graph: nx.Graph, label_attr: str = "label", mode: WLMode | Non
     return WLGraph.build(labels, edges, mode)
 
 
-GraphLike = WLGraph | nx.Graph
+GraphLike: TypeAlias = "WLGraph | nx.Graph"
 
 
 def _as_wl(graph: GraphLike) -> WLGraph:
@@ -122,7 +122,11 @@ def wl_features(graphs: Sequence[GraphLike], iterations: int = WL_ITERATIONS) ->
                 keys: list[object] = [(ids[v], tuple(sorted(ids[u] for u in first[v]))) for v in range(len(ids))]
             else:
                 keys = [
-                    (ids[v], tuple(sorted(ids[u] for u in first[v])), tuple(sorted(ids[u] for u in second[v])))
+                    (
+                        ids[v],
+                        tuple(sorted(ids[u] for u in first[v])),
+                        tuple(sorted(ids[u] for u in second[v])),
+                    )
                     for v in range(len(ids))
                 ]
             new_ids = [codes.setdefault(key, len(codes)) for key in keys]
