@@ -12,6 +12,7 @@ class ScoreStatus(models.TextChoices):
     OK = "ok", "Scored"
     UNPARSEABLE = "unparseable", "Judge output could not be parsed (after one repair)"
     FAILED = "failed", "The call failed"
+    SKIPPED = "skipped", "Not scored: an input was empty (counted, never averaged)"
 
 
 class GenerationScore(models.Model):
