@@ -24,7 +24,7 @@ from evalplatform.corpus.models import Dataset
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
 from evalplatform.runs.spec import RunSpec
 from scoring.cus import aggregate_cus
-from scoring.embeddings import get_encoder
+from scoring.embeddings import Encoder, get_encoder
 from scoring.kg_spec import KGSpec
 from scoring.models import GraphScore, ScoreStatus, TauDiagnosis
 from scoring.services.graph_scores import graph_scores_compute
@@ -62,12 +62,12 @@ def _groups(scores: Iterable[GraphScore]) -> dict[tuple[int, float, str], list[G
     return groups
 
 
-def run_tau(*, run: Run, kg: KGSpec | None = None) -> int:
+def run_tau(*, run: Run, kg: KGSpec | None = None, encoder: Encoder | None = None) -> int:
     """TAU on the lowest ``tau_fraction`` of each group's scored items, per variant; returns new diagnoses.
 
     Idempotent: an item diagnosed before is left as it is (one diagnosis per GraphScore)."""
     kg = kg or run_kg_spec(run)
-    encoder = get_encoder(kg.encoder)
+    encoder = encoder or get_encoder(kg.encoder)
     create_item = annotation_tau_item_create()
     created = 0
     for position, variant in enumerate(kg.variants):
@@ -118,7 +118,9 @@ def run_graphs_complete(run: Run) -> bool:
     return not done.exclude(pk__in=GraphScore.objects.filter(generation__run=run).values("generation_id")).exists()
 
 
-def run_graph_pass(*, run: Run, kg: KGSpec, use_cache: bool = True) -> dict[str, int]:
+def run_graph_pass(
+    *, run: Run, kg: KGSpec, use_cache: bool = True, encoder: Encoder | None = None
+) -> dict[str, int]:
     """A second scoring pass over an existing run's answered generations: graphs, S3KG per variant, TAU.
 
     The options are recorded in the run's manifest (``manifest["kg"]``) so the results know them; the
@@ -133,8 +135,8 @@ def run_graph_pass(*, run: Run, kg: KGSpec, use_cache: bool = True) -> dict[str,
         .select_related("question__context", "model")
         .order_by("question__context__position", "question__position", "pk")
     )
-    written = graph_scores_compute(generations=generations, kg=kg, use_cache=use_cache)
-    diagnosed = run_tau(run=run, kg=kg)
+    written = graph_scores_compute(generations=generations, kg=kg, use_cache=use_cache, encoder=encoder)
+    diagnosed = run_tau(run=run, kg=kg, encoder=encoder)
     return {"generations": len(generations), "written": written, "tau": diagnosed}
 
 
@@ -200,11 +202,13 @@ def kg_run_finish(*, run: Run) -> None:
     run_refresh_progress(run_id=run.pk)
 
 
-def kg_results(run: Run, *, kg: KGSpec | None = None, seed: int = 0) -> list[dict[str, Any]]:
+def kg_results(
+    run: Run, *, kg: KGSpec | None = None, encoder_name: str | None = None, seed: int = 0
+) -> list[dict[str, Any]]:
     """Per (model, temperature, condition, variant): n scored, n skipped, n failed, GoldSim, CtxSim and CUS
     means with 95 % bootstrap intervals, and the TAU category counts summed over the diagnosed items."""
     kg = kg or run_kg_spec(run)
-    encoder_name = get_encoder(kg.encoder).name
+    encoder_name = encoder_name or get_encoder(kg.encoder).name
     scores = (
         GraphScore.objects.filter(generation__run=run, variant__in=kg.variants, encoder=encoder_name, alpha=kg.alpha)
         .select_related("generation__model")
