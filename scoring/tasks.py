@@ -38,9 +38,7 @@ def generation_graph_task(self: Task, generation_id: int) -> None:
     from scoring.services.graph_scores import graph_scores_compute, graph_scores_mark_failed
     from scoring.services.kg_runs import run_graphs_complete, run_tau
 
-    generation = (
-        Generation.objects.select_related("run", "question__context", "model").filter(pk=generation_id).first()
-    )
+    generation = Generation.objects.select_related("run", "question__context", "model").filter(pk=generation_id).first()
     if generation is None or generation.status != Generation.Status.DONE:
         return
     run = generation.run

@@ -63,7 +63,9 @@ def _pair_graphs(
             meta = p.metadata or {}
             if not isinstance(meta.get("kg_a"), list) or not isinstance(meta.get("kg_b"), list):
                 raise ValueError(f"pair {p.key} has no kg_a / kg_b: --extractor given needs the pairs' own graphs")
-            out.append((graph_import(text=p.text_a, triplets=meta["kg_a"]), graph_import(text=p.text_b, triplets=meta["kg_b"])))
+            out.append(
+                (graph_import(text=p.text_a, triplets=meta["kg_a"]), graph_import(text=p.text_b, triplets=meta["kg_b"]))
+            )
         return out
     if extractor.startswith("llm:"):
         endpoint = ModelEndpoint.objects.get(name=extractor.split(":", 1)[1])
@@ -73,7 +75,10 @@ def _pair_graphs(
         ex = shared_extractor(extractor)
         name = ex.name
     return [
-        (graph_get_or_extract(text=p.text_a, extractor=ex, name=name), graph_get_or_extract(text=p.text_b, extractor=ex, name=name))
+        (
+            graph_get_or_extract(text=p.text_a, extractor=ex, name=name),
+            graph_get_or_extract(text=p.text_b, extractor=ex, name=name),
+        )
         for p in pairs
     ]
 
@@ -88,7 +93,9 @@ def _s3kg_methods(
     out = []
     for variant in BENCH_VARIANTS:
         out.append(MethodResult(variant, [r.score for r in s3kg_many(norm, encoder=encoder, variant=variant)]))
-    out.append(MethodResult("s3kg_reference", [r.score for r in s3kg_many(raw, encoder=encoder, variant="s3kg_reference")]))
+    out.append(
+        MethodResult("s3kg_reference", [r.score for r in s3kg_many(raw, encoder=encoder, variant="s3kg_reference")])
+    )
     if sweep:
         for variant in BENCH_VARIANTS:
             for alpha in SWEEP_ALPHAS:

@@ -118,9 +118,7 @@ def run_graphs_complete(run: Run) -> bool:
     return not done.exclude(pk__in=GraphScore.objects.filter(generation__run=run).values("generation_id")).exists()
 
 
-def run_graph_pass(
-    *, run: Run, kg: KGSpec, use_cache: bool = True, encoder: Encoder | None = None
-) -> dict[str, int]:
+def run_graph_pass(*, run: Run, kg: KGSpec, use_cache: bool = True, encoder: Encoder | None = None) -> dict[str, int]:
     """A second scoring pass over an existing run's answered generations: graphs, S3KG per variant, TAU.
 
     The options are recorded in the run's manifest (``manifest["kg"]``) so the results know them; the

@@ -20,9 +20,7 @@ def kg_table(rows: list[dict[str, Any]], *, label: str = "model") -> str:
     lines = [head, "-" * len(head)]
     for r in rows:
         t = r["tau"]
-        tau = (
-            f"{r['tau_items']}: {t['aligned']}/{t['relation_wrong']}/{t['entity_wrong']}/{t['extra']}/{t['missing']}"
-        )
+        tau = f"{r['tau_items']}: {t['aligned']}/{t['relation_wrong']}/{t['entity_wrong']}/{t['extra']}/{t['missing']}"
         lines.append(
             f"{str(r.get(label, r['model']))[:34]:<34} {r['temperature']:>4.1f} {r['variant']:<15} {r['n']:>4} "
             f"{r['n_skipped']:>4} {r['n_failed']:>4}  {_ci(r['goldsim']):<24} {_ci(r['ctxsim']):<24} "

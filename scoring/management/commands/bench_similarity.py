@@ -54,7 +54,10 @@ class Command(BaseCommand):
         dataset = self._dataset(options["pairs"])
         try:
             run, summary = similarity_benchmark_run(
-                dataset=dataset, extractor=extractor, alpha_sweep=options["alpha_sweep"], encoder_path=options["encoder"]
+                dataset=dataset,
+                extractor=extractor,
+                alpha_sweep=options["alpha_sweep"],
+                encoder_path=options["encoder"],
             )
         except ValueError as exc:
             raise CommandError(str(exc)) from None
