@@ -28,6 +28,7 @@ from evalplatform.runs.models import ModelEndpoint, Run
 from scoring import baselines
 from scoring.bench import auroc, max_f1
 from scoring.embeddings import Encoder, get_encoder
+from scoring.kg.extractors import TripletExtractor
 from scoring.kg.types import Triplet
 from scoring.models import BenchmarkResult, KnowledgeGraph, PairScore
 from scoring.s3kg import s3kg_many
@@ -69,7 +70,7 @@ def _pair_graphs(
         return out
     if extractor.startswith("llm:"):
         endpoint = ModelEndpoint.objects.get(name=extractor.split(":", 1)[1])
-        ex = llm_extractor_for(endpoint, use_cache=use_cache)
+        ex: TripletExtractor = llm_extractor_for(endpoint, use_cache=use_cache)
         name = extractor
     else:
         ex = shared_extractor(extractor)

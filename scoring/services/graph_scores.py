@@ -19,6 +19,7 @@ from django.db import transaction
 from evalplatform.runs.models import Generation, ModelEndpoint
 from scoring.cus import cus_item
 from scoring.embeddings import Encoder, get_encoder
+from scoring.kg.extractors import TripletExtractor
 from scoring.kg.types import Triplet
 from scoring.kg_spec import KGSpec
 from scoring.models import GraphScore, KnowledgeGraph, ScoreStatus
@@ -69,7 +70,7 @@ def generation_graphs(*, generation: Generation, kg: KGSpec, use_cache: bool = T
         endpoint = ModelEndpoint.objects.filter(name=kg.endpoint_name).first()
         if endpoint is None:
             raise GraphUnavailable(f"no model endpoint named '{kg.endpoint_name}' for the llm extractor")
-        extractor = llm_extractor_for(endpoint, use_cache=use_cache)
+        extractor: TripletExtractor = llm_extractor_for(endpoint, use_cache=use_cache)
         name = f"llm:{endpoint.name}"
     else:
         extractor = shared_extractor(kg.extractor_kind)
