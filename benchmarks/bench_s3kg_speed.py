@@ -97,9 +97,7 @@ def timed(fn: Any) -> tuple[Any, float]:
     return value, time.perf_counter() - start
 
 
-def speed(
-    enc: Encoder, pairs: list[Pair], naive_pairs: list[Pair], variant: str, repeat: int
-) -> dict[str, float]:
+def speed(enc: Encoder, pairs: list[Pair], naive_pairs: list[Pair], variant: str, repeat: int) -> dict[str, float]:
     strings = s3kg_strings(pairs, variant)
     encode_times, pass_times = [], []
     for _ in range(repeat):  # the best of each, alternating, so that load from elsewhere hits both alike
@@ -111,13 +109,9 @@ def speed(
     enc.clear_cache()
     ours, t_ours = timed(lambda: s3kg_many(naive_pairs, encoder=enc, variant=variant))
     per_call = PerCallEncoder(enc)
-    batched, t_batched = timed(
-        lambda: [s3kg_score(a, b, encoder=per_call, variant=variant) for a, b in naive_pairs]
-    )
+    batched, t_batched = timed(lambda: [s3kg_score(a, b, encoder=per_call, variant=variant) for a, b in naive_pairs])
     per_string = PerStringEncoder(enc)
-    naive, t_naive = timed(
-        lambda: [s3kg_score(a, b, encoder=per_string, variant=variant) for a, b in naive_pairs]
-    )
+    naive, t_naive = timed(lambda: [s3kg_score(a, b, encoder=per_string, variant=variant) for a, b in naive_pairs])
     diff = max(
         (abs(x.score - y.score) for other in (naive, batched) for x, y in zip(ours, other, strict=True)),
         default=0.0,
@@ -177,19 +171,11 @@ def reproduce(enc: Encoder, files: dict[str, list[dict[str, Any]]], variant: str
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument(
-        "--limit", type=int, default=50, help="items per QA file and pairs per pair file (0: all)"
-    )
-    parser.add_argument(
-        "--naive-limit", type=int, default=3, help="items per file for the per-pair comparison"
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--limit", type=int, default=50, help="items per QA file and pairs per pair file (0: all)")
+    parser.add_argument("--naive-limit", type=int, default=3, help="items per file for the per-pair comparison")
     parser.add_argument("--variants", default="s3kg,s3kg_reference")
-    parser.add_argument(
-        "--speed-variants", default="s3kg", help="variants whose speed is measured ('' for none)"
-    )
+    parser.add_argument("--speed-variants", default="s3kg", help="variants whose speed is measured ('' for none)")
     parser.add_argument("--repeat", type=int, default=2, help="repeats of (a), the best of each kept")
     parser.add_argument("--qa-files", default=",".join(QA_FILES))
     parser.add_argument("--pair-files", default=",".join(PAIR_FILES))

@@ -12,6 +12,7 @@ class ScoreStatus(models.TextChoices):
     OK = "ok", "Scored"
     UNPARSEABLE = "unparseable", "Judge output could not be parsed (after one repair)"
     FAILED = "failed", "The call failed"
+    SKIPPED = "skipped", "Not scored: an input was empty (counted, never averaged)"
 
 
 class GenerationScore(models.Model):
@@ -100,7 +101,9 @@ class KnowledgeGraph(models.Model):
 
     text_hash = models.CharField(max_length=64, help_text="SHA-256 of the text.")
     extractor = models.CharField(max_length=60, help_text="dependency, llm:<endpoint>, or imported.")
-    extractor_version = models.CharField(max_length=40)
+    extractor_version = models.CharField(
+        max_length=120, help_text="The extractor's version (rules or prompt, model, package versions)."
+    )
     text = models.TextField(blank=True, help_text="The text the graph was extracted from.")
     status = models.CharField(max_length=12, choices=ScoreStatus.choices, default=ScoreStatus.OK)
     raw_output = models.TextField(blank=True, help_text="The LLM extractor's raw answer, when there is one.")

@@ -9,8 +9,15 @@ Formats (documented in the README):
 - ``qa-jsonl``: one question per line with its context inline.
 - ``pairs-jsonl``: one text pair per line.
 - ``pubmedqa``: the PubMedQA labelled set (``pqal_1000.jsonl``), long answer as ground truth.
+
+Knowledge graphs extracted elsewhere travel with the data: a pair may carry ``kg_a`` / ``kg_b``, a QA
+record ``kg_gold``, ``kg_context`` and ``kg_llm`` (the latter with the ``llm_answer`` it was extracted
+from and the ``model`` that answered). Each is a list of ``[head, relation, tail]`` string lists, given as
+JSON or as a Python-literal string (``"[['A', 'rel', 'B']]"``, as the S3KG authors' CSVs store them);
+they are validated here and kept, as lists of raw labels, in the record's metadata.
 """
 
+import ast
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +34,12 @@ from evalplatform.corpus.records import (
 )
 
 FORMATS = ("dkd", "dkd-dir", "qa-jsonl", "pairs-jsonl", "pubmedqa")
+QA_GRAPH_FIELDS = ("kg_gold", "kg_context", "kg_llm")
+PAIR_GRAPH_FIELDS = ("kg_a", "kg_b")
+# Longest label a Triplet row stores (scoring.models.Triplet's columns).
+GRAPH_LABEL_MAX = 500
+# A Python-literal graph longer than this is refused before ast.literal_eval sees it.
+GRAPH_LITERAL_MAX = 1_000_000
 
 # qa-jsonl reads several common spellings of the same field; the first present wins.
 QA_ANSWER_FIELDS = ("answer", "ground_truth", "gold_answer", "long_answer")
@@ -39,6 +52,51 @@ def _first_present(record: Record, fields: tuple[str, ...]) -> str | None:
         if record.obj.get(name) is not None:
             return name
     return None
+
+
+def parse_graph(record: Record, field: str) -> list[list[str]] | None:
+    """The graph in ``field`` as a list of [head, relation, tail] raw labels; None when absent.
+
+    A string is read as a Python literal (``ast.literal_eval``: literals only, nothing is executed) or as
+    JSON; anything but a list of three strings per item is an import error naming the item. An empty label
+    is kept (the source graphs have a few): the paper's variants drop such a triplet, the reference keeps it."""
+    value = record.obj.get(field)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if len(value) > GRAPH_LITERAL_MAX:
+            raise record.error(field, f"is longer than {GRAPH_LITERAL_MAX} characters")
+        if not value.strip():
+            return []
+        try:
+            value = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            raise record.error(field, "is a string that is not a list literal of [head, relation, tail]") from None
+    if not isinstance(value, list | tuple):
+        raise record.error(field, f"must be a list of [head, relation, tail], got {type(value).__name__}")
+    graph: list[list[str]] = []
+    for index, item in enumerate(value):
+        where = f"{field}[{index}]"
+        if not isinstance(item, list | tuple):
+            raise record.error(where, f"must be a [head, relation, tail] list, got {type(item).__name__}")
+        if len(item) != 3:
+            raise record.error(where, f"has {len(item)} labels, expected 3 (head, relation, tail)")
+        for label in item:
+            if not isinstance(label, str):
+                raise record.error(where, f"has a {type(label).__name__} label, expected strings")
+            if len(label) > GRAPH_LABEL_MAX:
+                raise record.error(where, f"has a label longer than {GRAPH_LABEL_MAX} characters")
+        graph.append([str(label) for label in item])
+    return graph
+
+
+def _graphs(record: Record, fields: tuple[str, ...]) -> dict[str, list[list[str]]]:
+    found = {}
+    for name in fields:
+        graph = parse_graph(record, name)
+        if graph is not None:
+            found[name] = graph
+    return found
 
 
 def _alterations(record: Record) -> list[AlterationData]:
@@ -144,6 +202,7 @@ QA_KNOWN_FIELDS = {
     *QA_ANSWER_FIELDS,
     *QA_ORIGINAL_FIELDS,
     *QA_SOURCE_FIELDS,
+    *QA_GRAPH_FIELDS,
 }
 
 
@@ -179,13 +238,19 @@ def parse_qa_jsonl(path: Path, limit: int) -> DatasetPayload:
         if answer_field is None:
             raise rec.error("answer", f"is required (also read as: {', '.join(QA_ANSWER_FIELDS[1:])})")
         original_field = _first_present(rec, QA_ORIGINAL_FIELDS)
+        metadata = rec.extras(QA_KNOWN_FIELDS)
+        graphs = _graphs(rec, QA_GRAPH_FIELDS)
+        if "kg_llm" in graphs:
+            metadata["llm_answer"] = rec.string("llm_answer", allow_empty=True)
+            metadata["model"] = rec.string("model")
+        metadata.update(graphs)
         context.questions.append(
             QuestionData(
                 key=key,
                 text=rec.string("question"),
                 ground_truth=rec.string(answer_field),
                 original_answer=rec.string(original_field, allow_empty=True) if original_field else "",
-                metadata=rec.extras(QA_KNOWN_FIELDS),
+                metadata=metadata,
             )
         )
     if not payload.contexts:
@@ -193,7 +258,7 @@ def parse_qa_jsonl(path: Path, limit: int) -> DatasetPayload:
     return payload
 
 
-PAIR_KNOWN_FIELDS = {"id", "text_a", "text_b", "label", "score"}
+PAIR_KNOWN_FIELDS = {"id", "text_a", "text_b", "label", "score", *PAIR_GRAPH_FIELDS}
 
 
 def parse_pairs_jsonl(path: Path, limit: int) -> DatasetPayload:
@@ -211,7 +276,7 @@ def parse_pairs_jsonl(path: Path, limit: int) -> DatasetPayload:
                 text_b=rec.string("text_b"),
                 label=rec.optional_label(),
                 score=rec.optional_number("score"),
-                metadata=rec.extras(PAIR_KNOWN_FIELDS),
+                metadata={**rec.extras(PAIR_KNOWN_FIELDS), **_graphs(rec, PAIR_GRAPH_FIELDS)},
             )
         )
     if not payload.pairs:

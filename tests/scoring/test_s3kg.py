@@ -74,12 +74,8 @@ def test_alpha_zero_is_structural_and_one_is_semantic(variant: str) -> None:
 def test_reference_alpha_weights_the_kernel() -> None:
     enc = OneHotEncoder()
     base = s3kg_score(T1, T2, encoder=enc, variant="s3kg_reference")
-    assert s3kg_score(T1, T2, encoder=enc, variant="s3kg_reference", alpha=1.0).score == pytest.approx(
-        base.structural
-    )
-    assert s3kg_score(T1, T2, encoder=enc, variant="s3kg_reference", alpha=0.0).score == pytest.approx(
-        base.semantic
-    )
+    assert s3kg_score(T1, T2, encoder=enc, variant="s3kg_reference", alpha=1.0).score == pytest.approx(base.structural)
+    assert s3kg_score(T1, T2, encoder=enc, variant="s3kg_reference", alpha=0.0).score == pytest.approx(base.semantic)
 
 
 def test_unknown_variant_and_bad_alpha_are_errors() -> None:

@@ -1,0 +1,79 @@
+"""Thin Celery tasks of the knowledge-graph pass. They take ids, return early when their work is done, call
+services and write under unique constraints; retries happen only on transient provider errors (the LLM
+extractor), with backoff and jitter. ``acks_late`` with ``reject_on_worker_lost`` redelivers the task of a
+killed worker; a redelivered task finds the GraphScores written and does nothing."""
+
+import logging
+
+from celery import Task, shared_task
+
+from evalplatform.llm.errors import ProviderError, TransientProviderError
+from evalplatform.runs.models import Generation, Run
+from evalplatform.runs.spec import SpecError
+
+log = logging.getLogger(__name__)
+# Retries on transient provider errors only (the client already retried each call).
+MAX_RETRIES = 4
+
+
+@shared_task(
+    name="scoring.generation_graph",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(TransientProviderError,),
+    retry_backoff=2,
+    retry_backoff_max=120,
+    retry_jitter=True,
+    max_retries=MAX_RETRIES,
+    soft_time_limit=900,
+    time_limit=960,
+)
+def generation_graph_task(self: Task, generation_id: int) -> None:
+    """Answer, gold and context graphs of one answered generation, GoldSim / CtxSim / CUS per variant of
+    ``run.spec["kg"]``, then TAU once the run's last graph is in."""
+    from evalplatform.runs import services as run_services
+    from scoring.embeddings import get_encoder
+    from scoring.kg_spec import KGSpec
+    from scoring.services.graph_scores import graph_scores_compute, graph_scores_mark_failed
+    from scoring.services.kg_runs import run_graphs_complete, run_tau
+
+    generation = Generation.objects.select_related("run", "question__context", "model").filter(pk=generation_id).first()
+    if generation is None or generation.status != Generation.Status.DONE:
+        return
+    run = generation.run
+    if not run_services.run_is_active(run.pk) or not run.spec.get("kg"):
+        return
+    try:
+        kg = KGSpec.from_dict(run.spec["kg"])
+    except SpecError as exc:
+        run_services.run_stop(run_id=run.pk, status=Run.Status.FAILED, reason=str(exc))
+        return
+    use_cache = bool(run.spec.get("use_cache", True))
+    try:
+        graph_scores_compute(generations=[generation], kg=kg, use_cache=use_cache)
+    except TransientProviderError as exc:
+        if self.request.retries < MAX_RETRIES:
+            raise
+        graph_scores_mark_failed(
+            generation=generation, kg=kg, reason=f"kept failing: {exc}", encoder_name=get_encoder(kg.encoder).name
+        )
+    except ProviderError as exc:
+        graph_scores_mark_failed(
+            generation=generation, kg=kg, reason=f"extraction failed: {exc}", encoder_name=get_encoder(kg.encoder).name
+        )
+    run_services.run_refresh_progress(run_id=run.pk)
+    if run_graphs_complete(run):
+        run_tau(run=run, kg=kg)
+
+
+@shared_task(name="scoring.run_graph_pass", acks_late=True, reject_on_worker_lost=True)
+def run_graph_pass_task(run_id: int, kg: dict[str, object]) -> None:
+    """A second knowledge-graph pass over an existing run (see ``scoring.services.kg_runs.run_graph_pass``)."""
+    from scoring.kg_spec import KGSpec
+    from scoring.services.kg_runs import run_graph_pass
+
+    run = Run.objects.filter(pk=run_id).first()
+    if run is None:
+        return
+    run_graph_pass(run=run, kg=KGSpec.from_dict(kg))
