@@ -46,7 +46,9 @@ def main() -> None:
     groups = load(args.contexts, args.questions)
     grouped = [item for group in groups for item in group]
     interleaved = [group[i] for i in range(args.questions) for group in groups if i < len(group)]
-    client = LLMClient(OpenAIProvider(base_url=ensure_local_server(), api_key_env="", timeout=300), endpoint_name="local")
+    client = LLMClient(
+        OpenAIProvider(base_url=ensure_local_server(), api_key_env="", timeout=300), endpoint_name="local"
+    )
     timed(client, grouped[:1])  # warm the server
     per_interleaved = timed(client, interleaved)
     per_grouped = timed(client, grouped)

@@ -46,7 +46,10 @@ def main() -> None:
     with JudgeServer() as server:
         for i in range(MODELS):
             ModelEndpoint.objects.create(
-                name=f"cand-{i}", provider="openai_compatible", model_id=f"cand-{i}", base_url=server.base_url,
+                name=f"cand-{i}",
+                provider="openai_compatible",
+                model_id=f"cand-{i}",
+                base_url=server.base_url,
                 mode="completion",
             )
         ModelEndpoint.objects.create(
@@ -55,15 +58,20 @@ def main() -> None:
         with transaction.atomic():
             run = run_launch(
                 dataset=Dataset.objects.get(name="sample"),
-                spec={"models": [f"cand-{i}" for i in range(MODELS)], "evaluators": ["judge"],
-                      "temperatures": TEMPERATURES, "conditions": ["divergent"]},
+                spec={
+                    "models": [f"cand-{i}" for i in range(MODELS)],
+                    "evaluators": ["judge"],
+                    "temperatures": TEMPERATURES,
+                    "conditions": ["divergent"],
+                },
             )
         calls = server.count()
     run.refresh_from_db()
     answers = calls["answer"]
     ac_calls = calls["statements"] + calls["classify"]
     all_judge = sum(n for kind, n in calls.items() if kind != "answer")
-    print(f"run {run.pk} {run.status}: {answers} answers ({MODELS} models x {len(TEMPERATURES)} temperatures x 16 questions)")
+    shape = f"{MODELS} models x {len(TEMPERATURES)} temperatures x 16 questions"
+    print(f"run {run.pk} {run.status}: {answers} answers ({shape})")
     print(f"judge requests by kind: {dict(sorted(calls.items()))}")
     print(f"AC calls per scored answer: {ac_calls / answers:.3f} (RAGAS: 3; target <= 2.1)")
     print(f"all judge calls per scored answer (FC/AC, Acc, Cm, LAV): {all_judge / answers:.3f}")

@@ -4,30 +4,65 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('scoring', '0001_initial'),
+        ("scoring", "0001_initial"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='generationscore',
-            name='status',
-            field=models.CharField(choices=[('ok', 'Scored'), ('unparseable', 'Judge output could not be parsed (after one repair)'), ('failed', 'The call failed'), ('skipped', 'Not scored: an input was empty (counted, never averaged)')], default='ok', max_length=12),
+            model_name="generationscore",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("ok", "Scored"),
+                    ("unparseable", "Judge output could not be parsed (after one repair)"),
+                    ("failed", "The call failed"),
+                    ("skipped", "Not scored: an input was empty (counted, never averaged)"),
+                ],
+                default="ok",
+                max_length=12,
+            ),
         ),
         migrations.AlterField(
-            model_name='graphscore',
-            name='status',
-            field=models.CharField(choices=[('ok', 'Scored'), ('unparseable', 'Judge output could not be parsed (after one repair)'), ('failed', 'The call failed'), ('skipped', 'Not scored: an input was empty (counted, never averaged)')], default='ok', max_length=12),
+            model_name="graphscore",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("ok", "Scored"),
+                    ("unparseable", "Judge output could not be parsed (after one repair)"),
+                    ("failed", "The call failed"),
+                    ("skipped", "Not scored: an input was empty (counted, never averaged)"),
+                ],
+                default="ok",
+                max_length=12,
+            ),
         ),
         migrations.AlterField(
-            model_name='knowledgegraph',
-            name='status',
-            field=models.CharField(choices=[('ok', 'Scored'), ('unparseable', 'Judge output could not be parsed (after one repair)'), ('failed', 'The call failed'), ('skipped', 'Not scored: an input was empty (counted, never averaged)')], default='ok', max_length=12),
+            model_name="knowledgegraph",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("ok", "Scored"),
+                    ("unparseable", "Judge output could not be parsed (after one repair)"),
+                    ("failed", "The call failed"),
+                    ("skipped", "Not scored: an input was empty (counted, never averaged)"),
+                ],
+                default="ok",
+                max_length=12,
+            ),
         ),
         migrations.AlterField(
-            model_name='statementset',
-            name='status',
-            field=models.CharField(choices=[('ok', 'Scored'), ('unparseable', 'Judge output could not be parsed (after one repair)'), ('failed', 'The call failed'), ('skipped', 'Not scored: an input was empty (counted, never averaged)')], default='ok', max_length=12),
+            model_name="statementset",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("ok", "Scored"),
+                    ("unparseable", "Judge output could not be parsed (after one repair)"),
+                    ("failed", "The call failed"),
+                    ("skipped", "Not scored: an input was empty (counted, never averaged)"),
+                ],
+                default="ok",
+                max_length=12,
+            ),
         ),
     ]

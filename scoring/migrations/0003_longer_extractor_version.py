@@ -4,15 +4,16 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('scoring', '0002_score_status_skipped'),
+        ("scoring", "0002_score_status_skipped"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='knowledgegraph',
-            name='extractor_version',
-            field=models.CharField(help_text="The extractor's version (rules or prompt, model, package versions).", max_length=120),
+            model_name="knowledgegraph",
+            name="extractor_version",
+            field=models.CharField(
+                help_text="The extractor's version (rules or prompt, model, package versions).", max_length=120
+            ),
         ),
     ]

@@ -94,7 +94,7 @@ def test_goldsim_ctxsim_cus_by_hand_with_skipped_item_counted(tmp_path: Path) ->
         0.5,
     )
     # a second pass writes nothing new
-    assert graph_scores_compute(generations=list(run.generations.all()), kg=kg, encoder=encoder) == 0
+    assert graph_scores_compute(generations=list(run.generations.all()), kg=kg, encoder=encoder) == 0  # type: ignore[arg-type]
     assert GraphScore.objects.filter(generation__run=run).count() == 6
 
 
@@ -102,12 +102,12 @@ def test_tau_diagnoses_the_lowest_item_once(tmp_path: Path) -> None:
     kg = KGSpec.from_dict({"extractor": "imported"})
     encoder = NamedOneHot()
     run = _score(_toy(tmp_path), kg, encoder)
-    assert run_tau(run=run, kg=kg, encoder=encoder) == 1  # ceil(5 % of 2 scored items) = 1: item 2, CUS 0
+    assert run_tau(run=run, kg=kg, encoder=encoder) == 1  # type: ignore[arg-type]  # ceil(5 % of 2 scored items) = 1: item 2, CUS 0
     diagnosis = TauDiagnosis.objects.get()
     assert diagnosis.graph_score.generation.question.key == "2"
     assert diagnosis.counts == {"aligned": 1, "relation_wrong": 0, "entity_wrong": 0, "extra": 0, "missing": 0}
     assert diagnosis.aligned == [[0, 0, 1.0]]
-    assert run_tau(run=run, kg=kg, encoder=encoder) == 0
+    assert run_tau(run=run, kg=kg, encoder=encoder) == 0  # type: ignore[arg-type]
 
 
 def test_generation_with_another_answer_than_the_imported_one_fails_counted(tmp_path: Path) -> None:
@@ -115,7 +115,7 @@ def test_generation_with_another_answer_than_the_imported_one_fails_counted(tmp_
     dataset = _toy(tmp_path)
     run = kg_run_of_imported_answers(dataset=dataset, model="toy-7b", kg=kg)
     Generation.objects.filter(run=run, question__key="1").update(text="A different answer.")
-    graph_scores_compute(generations=list(run.generations.all()), kg=kg, encoder=NamedOneHot())
+    graph_scores_compute(generations=list(run.generations.all()), kg=kg, encoder=NamedOneHot())  # type: ignore[arg-type]
     failed = GraphScore.objects.get(generation__run=run, generation__question__key="1")
     assert failed.status == ScoreStatus.FAILED and "imported answer" in failed.skipped_reason
     assert GraphScore.objects.filter(generation__run=run).count() == 3
@@ -143,7 +143,7 @@ def test_second_pass_over_a_run_extracts_with_the_dependency_rules() -> None:
             status=Generation.Status.DONE,
         )
     kg = KGSpec.from_dict({"extractor": "dependency"})
-    counts = run_graph_pass(run=run, kg=kg, encoder=NamedOneHot())
+    counts = run_graph_pass(run=run, kg=kg, encoder=NamedOneHot())  # type: ignore[arg-type]
     assert (counts["generations"], counts["written"]) == (2, 2)
     # answer, gold and context texts: three graphs, the shared gold and answer texts extracted once
     assert KnowledgeGraph.objects.filter(extractor="dependency").count() == 3

@@ -64,10 +64,6 @@ def test_tau_on_the_lowest_item() -> None:
     result = tau_diagnose(answer, reference, encoder=minilm())
     counts = result.counts
     # Every answer triplet and every gold triplet lands in exactly one category.
-    assert counts["aligned"] + counts["relation_wrong"] + counts["entity_wrong"] + counts["extra"] == len(
-        answer
-    )
-    assert counts["aligned"] + counts["relation_wrong"] + counts["entity_wrong"] + counts["missing"] == len(
-        reference
-    )
+    assert counts["aligned"] + counts["relation_wrong"] + counts["entity_wrong"] + counts["extra"] == len(answer)
+    assert counts["aligned"] + counts["relation_wrong"] + counts["entity_wrong"] + counts["missing"] == len(reference)
     assert gold[worst] == min(gold)
