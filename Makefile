@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 DEV_ENV := DEBUG=1
 
-.PHONY: install demo test lint typecheck pytest migrate serve worker llm-server browsers clean
+.PHONY: install demo test lint typecheck pytest migrate serve worker llm-server llm-stop browsers clean
 
 install: $(STAMP)
 
@@ -26,9 +26,23 @@ browsers:
 migrate: install
 	$(DEV_ENV) $(PY) manage.py migrate --noinput
 
+# The demo: the bundled DKD sample, answered by the local gemma-3-270m with the divergent and the real
+# context, judged by the same model (plumbing, not a judge of record), plus the knowledge-graph pass.
+DEMO_RUN := --dataset dkd-sample --models local --evaluators local --conditions divergent,real \
+	--per-context 1 --kg dependency --sync --json var/demo-results.json
+
 demo: install migrate
-	$(DEV_ENV) $(PY) manage.py import_dataset data/samples/dkd_sample.json --format dkd --name dkd-sample --replace
+	$(DEV_ENV) $(PY) manage.py import_dataset data/samples/dkd_sample.json --format dkd --name dkd-sample \
+		--project demo --skip-existing
 	$(DEV_ENV) $(PY) manage.py list_datasets
+	$(DEV_ENV) $(PY) manage.py create_demo_users
+	$(DEV_ENV) $(PY) manage.py run_cdke $(DEMO_RUN)
+	@echo
+	@echo "A 270M local model checks the plumbing: its answers and, above all, its verdicts as a judge are"
+	@echo "no measurement of record. Point --models/--evaluators at real endpoints for real numbers."
+	@echo
+	@echo "See it in the browser: make serve, then open http://127.0.0.1:8000/runs/ (log in as one of the"
+	@echo "demo users printed above); the results are also in var/demo-results.json."
 
 lint: install
 	$(DEV_ENV) $(PY) manage.py makemigrations --check --dry-run
@@ -52,6 +66,9 @@ worker: install
 
 llm-server: install
 	$(DEV_ENV) $(PY) -m evalplatform.llm.local_server
+
+llm-stop: install
+	$(DEV_ENV) $(PY) -c "from evalplatform.llm.local_server import stop_local_server; stop_local_server()"
 
 clean:
 	rm -rf var/*.sqlite3 var/staticfiles

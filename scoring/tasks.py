@@ -10,9 +10,11 @@ from celery import Task, shared_task
 from evalplatform.llm.errors import ProviderError, TransientProviderError
 from evalplatform.runs.models import Generation, Run
 from evalplatform.runs.spec import SpecError
+from evalplatform.runs.tasks import retry_countdown
 
 log = logging.getLogger(__name__)
-# Retries on transient provider errors only (the client already retried each call).
+# Retries on transient provider errors only (the client already retried each call), rescheduled on a
+# worker with exponential backoff and jitter; an eager (inline) run marks the graph failed instead.
 MAX_RETRIES = 4
 
 
@@ -21,10 +23,6 @@ MAX_RETRIES = 4
     bind=True,
     acks_late=True,
     reject_on_worker_lost=True,
-    autoretry_for=(TransientProviderError,),
-    retry_backoff=2,
-    retry_backoff_max=120,
-    retry_jitter=True,
     max_retries=MAX_RETRIES,
     soft_time_limit=900,
     time_limit=960,
@@ -53,8 +51,8 @@ def generation_graph_task(self: Task, generation_id: int) -> None:
     try:
         graph_scores_compute(generations=[generation], kg=kg, use_cache=use_cache)
     except TransientProviderError as exc:
-        if self.request.retries < MAX_RETRIES:
-            raise
+        if not self.request.is_eager and self.request.retries < MAX_RETRIES:
+            raise self.retry(exc=exc, countdown=retry_countdown(self.request.retries)) from exc
         graph_scores_mark_failed(
             generation=generation, kg=kg, reason=f"kept failing: {exc}", encoder_name=get_encoder(kg.encoder).name
         )

@@ -6,6 +6,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evalplatform.corpus.importers import FORMATS
+from evalplatform.corpus.models import Dataset
 from evalplatform.corpus.records import DatasetImportError
 from evalplatform.corpus.selectors import dataset_counts
 from evalplatform.corpus.services import dataset_import_file
@@ -20,8 +21,14 @@ class Command(BaseCommand):
         parser.add_argument("--name", help="Dataset name (dkd: defaults to the file's own 'name').")
         parser.add_argument("--replace", action="store_true", help="Replace a dataset of the same name.")
         parser.add_argument("--project", help="Project whose researchers see the dataset (created if new).")
+        parser.add_argument(
+            "--skip-existing", action="store_true", help="Do nothing (and succeed) if the dataset exists already."
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["skip_existing"] and options["name"] and Dataset.objects.filter(name=options["name"]).exists():
+            self.stdout.write(f"dataset '{options['name']}' exists already: kept as it is")
+            return
         try:
             dataset = dataset_import_file(
                 path=options["file"],

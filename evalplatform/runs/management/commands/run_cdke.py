@@ -35,9 +35,15 @@ class Command(BaseCommand):
         parser.add_argument("--samples", type=int, default=1)
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--limit", type=int, help="Ask only the first N questions.")
+        parser.add_argument("--per-context", type=int, help="Ask only the first N questions of each context.")
         parser.add_argument("--no-cache", action="store_true", help="Bypass the response cache.")
         parser.add_argument("--budget", help="Hard budget in USD; the run stops cleanly there.")
         parser.add_argument("--ac-convention", default="paper", choices=["paper", "ragas"])
+        parser.add_argument(
+            "--kg",
+            metavar="EXTRACTOR",
+            help="Also score knowledge graphs (S3KG / CUS / TAU): dependency or llm:<endpoint>.",
+        )
         parser.add_argument("--sync", action="store_true", help="Run inline instead of through the workers.")
         parser.add_argument("--json", type=Path, help="Write the results as JSON to this file.")
         parser.add_argument("--timeout", type=float, default=24 * 3600, help="Seconds to wait for the workers.")
@@ -58,6 +64,10 @@ class Command(BaseCommand):
         }
         if options["limit"]:
             spec["limit"] = options["limit"]
+        if options["per_context"]:
+            spec["per_context"] = options["per_context"]
+        if options["kg"]:
+            spec["kg"] = {"extractor": options["kg"], "variants": ["s3kg", "s3kg_reference"]}
         try:
             budget = Decimal(options["budget"]) if options["budget"] else None
         except InvalidOperation:
@@ -95,6 +105,13 @@ class Command(BaseCommand):
         self.stdout.write("")
         self.stdout.write(error_table(error_class_rows(run)))
         self.stdout.write(correlation_table(context_correlations(run)))
+        if run.spec.get("kg"):
+            from scoring.services.kg_runs import kg_results
+            from scoring.services.reporting import kg_table
+
+            self.stdout.write("")
+            self.stdout.write("knowledge graphs (GoldSim = S3KG(answer, gold), CtxSim = S3KG(answer, context)):")
+            self.stdout.write(kg_table(kg_results(run)))
         if json_path is not None:
             json_path.write_text(json.dumps(run_results_json(run), indent=2))
             self.stdout.write(f"wrote {json_path}")
