@@ -135,3 +135,7 @@ def client_for(world: World, role: str) -> APIClient:
     if role != "anonymous":
         client.force_login(world.users[role])
     return client
+
+
+# The prompt-aware OpenAI-compatible server and its endpoint factory, shared with the pipeline tests.
+from tests.runs.conftest import endpoint_factory, judge_server  # noqa: E402, F401

@@ -1,0 +1,84 @@
+"""Admin for the stored scores: judge metrics, statements, knowledge graphs and triplets, graph scores,
+TAU diagnoses and benchmark results, each with list filters and search."""
+
+from django.contrib import admin
+
+from scoring.models import (
+    BenchmarkResult,
+    GenerationScore,
+    GraphScore,
+    KnowledgeGraph,
+    PairScore,
+    StatementSet,
+    TauDiagnosis,
+    Triplet,
+)
+
+
+@admin.register(GenerationScore)
+class GenerationScoreAdmin(admin.ModelAdmin):
+    list_display = ["pk", "generation", "scorer", "metric", "value", "status", "metric_version"]
+    list_filter = ["metric", "status", "scorer"]
+    search_fields = ["scorer", "raw_output", "generation__question__key"]
+    raw_id_fields = ["generation", "evaluator"]
+
+
+@admin.register(StatementSet)
+class StatementSetAdmin(admin.ModelAdmin):
+    list_display = ["pk", "evaluator", "question", "prompt_version", "status"]
+    list_filter = ["status", "evaluator", "prompt_version"]
+    search_fields = ["text_hash", "raw_output", "question__key"]
+    raw_id_fields = ["question"]
+
+
+class TripletInline(admin.TabularInline):
+    model = Triplet
+    extra = 0
+
+
+@admin.register(KnowledgeGraph)
+class KnowledgeGraphAdmin(admin.ModelAdmin):
+    list_display = ["pk", "extractor", "extractor_version", "status", "created_at"]
+    list_filter = ["extractor", "extractor_version", "status"]
+    search_fields = ["text", "text_hash"]
+    inlines = [TripletInline]
+
+
+@admin.register(Triplet)
+class TripletAdmin(admin.ModelAdmin):
+    list_display = ["pk", "graph", "position", "head", "relation", "tail"]
+    list_filter = ["graph__extractor"]
+    search_fields = ["head", "relation", "tail"]
+    raw_id_fields = ["graph"]
+
+
+@admin.register(GraphScore)
+class GraphScoreAdmin(admin.ModelAdmin):
+    list_display = ["pk", "generation", "variant", "alpha", "encoder", "goldsim", "ctxsim", "cus", "status"]
+    list_filter = ["variant", "alpha", "encoder", "status"]
+    search_fields = ["generation__question__key", "skipped_reason"]
+    raw_id_fields = ["generation", "answer_graph", "gold_graph", "context_graph"]
+
+
+@admin.register(TauDiagnosis)
+class TauDiagnosisAdmin(admin.ModelAdmin):
+    list_display = ["pk", "graph_score", "threshold", "counts", "created_at"]
+    list_filter = ["threshold", "graph_score__variant"]
+    search_fields = ["graph_score__generation__question__key"]
+    raw_id_fields = ["graph_score"]
+
+
+@admin.register(BenchmarkResult)
+class BenchmarkResultAdmin(admin.ModelAdmin):
+    list_display = ["pk", "run", "method", "n", "f1", "auroc", "threshold", "status"]
+    list_filter = ["method", "status", "run__dataset"]
+    search_fields = ["method", "run__dataset__name"]
+    raw_id_fields = ["run"]
+
+
+@admin.register(PairScore)
+class PairScoreAdmin(admin.ModelAdmin):
+    list_display = ["pk", "run", "pair", "method", "value"]
+    list_filter = ["method"]
+    search_fields = ["method", "pair__key"]
+    raw_id_fields = ["run", "pair"]
