@@ -9,13 +9,14 @@ from django.contrib.auth.views import LoginView
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from rest_framework.throttling import SimpleRateThrottle
 
 from annotation.permissions import page_requires
 from evalplatform import reporting
 from evalplatform.roles import is_admin
 
 LOGIN_SCOPE = "login"
+# The rate is written as DRF writes it ("10/minute"): seconds per period by its first letter.
+PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 @page_requires(is_admin)
@@ -32,9 +33,8 @@ def report(request: HttpRequest) -> HttpResponse:
 
 def _login_rate() -> tuple[int, int]:
     rate = settings.REST_FRAMEWORK.get("DEFAULT_THROTTLE_RATES", {}).get(LOGIN_SCOPE, "10/minute")
-    num, duration = SimpleRateThrottle.parse_rate(SimpleRateThrottle(), rate)  # type: ignore[arg-type]
-    assert num is not None and duration is not None
-    return num, duration
+    num, period = rate.split("/")
+    return int(num), PERIODS[period[0]]
 
 
 class ThrottledLoginView(LoginView):
