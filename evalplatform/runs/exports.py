@@ -10,7 +10,7 @@ from typing import Any
 from evalplatform.runs.models import Generation, Run
 from scoring.models import GenerationScore
 
-CHUNK = 500
+CHUNK = 100  # rows per fetch from the cursor: the peak memory of an export is about one chunk
 GENERATION_FIELDS = {
     "id": "pk",
     "question": "question__key",
