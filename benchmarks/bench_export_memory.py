@@ -42,22 +42,40 @@ def build_run(n_questions: int, endpoint: ModelEndpoint) -> Run:
         for i in range(max(1, n_questions // 20))
     )
     questions = Question.objects.bulk_create(
-        Question(dataset=dataset, context=contexts[i % len(contexts)], key=f"q{i}", position=i // len(contexts),
-                 text=f"Question {i}?", ground_truth="In 1901.")
+        Question(
+            dataset=dataset,
+            context=contexts[i % len(contexts)],
+            key=f"q{i}",
+            position=i // len(contexts),
+            text=f"Question {i}?",
+            ground_truth="In 1901.",
+        )
         for i in range(n_questions)
     )
-    run = Run.objects.create(kind=Run.Kind.CDKE, dataset=dataset, status=Run.Status.DONE,
-                             spec={"models": [endpoint.name], "evaluators": ["judge"]})
+    run = Run.objects.create(
+        kind=Run.Kind.CDKE,
+        dataset=dataset,
+        status=Run.Status.DONE,
+        spec={"models": [endpoint.name], "evaluators": ["judge"]},
+    )
     generations = Generation.objects.bulk_create(
-        (Generation(run=run, question=q, model=endpoint, temperature=t, condition="divergent", status="done",
-                    text=ANSWER) for q in questions for t in (0.0, 0.7)),
+        (
+            Generation(
+                run=run, question=q, model=endpoint, temperature=t, condition="divergent", status="done", text=ANSWER
+            )
+            for q in questions
+            for t in (0.0, 0.7)
+        ),
         batch_size=1000,
     )
     if not generations[0].pk:  # backends that do not return ids from bulk_create
         generations = list(Generation.objects.filter(run=run))
     GenerationScore.objects.bulk_create(
-        (GenerationScore(generation=g, scorer="judge", metric=m, value=1.0, raw_output='{"score": 1}')
-         for g in generations for m in METRICS),
+        (
+            GenerationScore(generation=g, scorer="judge", metric=m, value=1.0, raw_output='{"score": 1}')
+            for g in generations
+            for m in METRICS
+        ),
         batch_size=2000,
     )
     return run
@@ -76,8 +94,9 @@ def peak_of(run: Run, kind: str, fmt: str) -> tuple[int, int]:
 
 def main() -> None:
     call_command("migrate", verbosity=0)
-    endpoint, _ = ModelEndpoint.objects.get_or_create(name="bench-model", defaults={"provider": "imported",
-                                                                                 "model_id": "bench"})
+    endpoint, _ = ModelEndpoint.objects.get_or_create(
+        name="bench-model", defaults={"provider": "imported", "model_id": "bench"}
+    )
     runs = {n: build_run(n, endpoint) for n in (100, 1000)}
     for kind in ("generations", "scores"):  # warm-up: one-time allocations (query compilation) are not counted
         peak_of(runs[100], kind, "csv")

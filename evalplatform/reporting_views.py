@@ -32,7 +32,9 @@ def report(request: HttpRequest) -> HttpResponse:
 
 
 def _login_rate() -> tuple[int, int]:
-    rate = settings.REST_FRAMEWORK.get("DEFAULT_THROTTLE_RATES", {}).get(LOGIN_SCOPE, "10/minute")
+    config: dict[str, Any] = settings.REST_FRAMEWORK
+    rates: dict[str, str] = config.get("DEFAULT_THROTTLE_RATES", {})
+    rate = rates.get(LOGIN_SCOPE, "10/minute")
     num, period = rate.split("/")
     return int(num), PERIODS[period[0]]
 

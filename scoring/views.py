@@ -3,7 +3,7 @@ from the similarity_benchmark runs the user sees."""
 
 from collections import defaultdict
 
-from django.http import HttpRequest, HttpResponse, Http404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from annotation.permissions import page_requires

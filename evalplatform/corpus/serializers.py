@@ -1,5 +1,7 @@
 """What the corpus API shows of datasets, contexts and questions."""
 
+from typing import Any
+
 from django.db.models import Count
 from rest_framework import serializers
 
@@ -14,8 +16,8 @@ def question_status_counts(dataset: Dataset) -> dict[str, int]:
 
 
 class DatasetSerializer(serializers.ModelSerializer):
-    project = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    project: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    created_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(slug_field="username", read_only=True)
 
     class Meta:
         model = Dataset
@@ -62,7 +64,7 @@ class ContextSerializer(serializers.ModelSerializer):
 
 
 class QuestionSerializer(serializers.ModelSerializer):
-    context = serializers.SlugRelatedField(slug_field="key", read_only=True)
+    context = serializers.SlugRelatedField(slug_field="key", read_only=True)  # type: ignore[assignment,var-annotated]
 
     class Meta:
         model = Question

@@ -80,7 +80,7 @@ class RunListView(generics.ListCreateAPIView):
     filterset_class = RunFilter
 
     @property
-    def throttle_scope(self) -> str | None:  # type: ignore[override]
+    def throttle_scope(self) -> str | None:
         return "run_launch" if self.request.method == "POST" else None
 
     def get_queryset(self) -> QuerySet[Run]:
@@ -157,13 +157,17 @@ def results_intervals(run: Run) -> list[dict[str, Any]]:
         cell["condition"] = row.condition
         for metric in TABLE_METRICS:
             summary = row.metrics.get(metric)
-            cell[metric] = None if summary is None else {
-                "mean": summary.mean,
-                "ci": list(summary.ci) if summary.ci else None,
-                "n": summary.n,
-                "n_unparseable": summary.n_unparseable,
-                "n_failed": summary.n_failed,
-            }
+            cell[metric] = (
+                None
+                if summary is None
+                else {
+                    "mean": summary.mean,
+                    "ci": list(summary.ci) if summary.ci else None,
+                    "n": summary.n,
+                    "n_unparseable": summary.n_unparseable,
+                    "n_failed": summary.n_failed,
+                }
+            )
         out.append(cell)
     return out
 

@@ -7,6 +7,8 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from django.db.models import QuerySet
+
 from evalplatform.runs.models import Generation, Run
 from scoring.models import GenerationScore
 
@@ -57,6 +59,7 @@ class _Line:
 
 
 def _rows(run: Run, kind: str) -> tuple[list[str], Iterator[tuple[Any, ...]]]:
+    queryset: QuerySet[Any]
     if kind == "generations":
         fields = GENERATION_FIELDS
         queryset = Generation.objects.filter(run=run).order_by("pk")

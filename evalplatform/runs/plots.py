@@ -8,20 +8,21 @@ import io
 import math
 import re
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 
-from matplotlib.figure import Figure  # noqa: E402 (the backend is chosen first)
+from matplotlib.figure import Figure
 
-SVG_RC = {"svg.fonttype": "none", "svg.hashsalt": "evalplatform", "font.size": 9}
+SVG_RC: dict[str, Any] = {"svg.fonttype": "none", "svg.hashsalt": "evalplatform", "font.size": 9}
 ALPHA_METHOD = re.compile(r"^(?P<base>[\w.-]+)@alpha=(?P<alpha>[0-9.]+)$")
 
 
 def _svg(fig: Figure) -> str:
     buffer = io.StringIO()
-    with matplotlib.rc_context(SVG_RC):
+    with matplotlib.rc_context(SVG_RC):  # type: ignore[arg-type]
         fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     text = buffer.getvalue()
     return text[text.find("<svg") :]
@@ -90,9 +91,7 @@ def alpha_points(results: Mapping[str, float | None]) -> dict[str, list[tuple[fl
     return {base: sorted(points) for base, points in sorted(curves.items())}
 
 
-def line_chart_svg(
-    curves: Mapping[str, Sequence[tuple[float, float]]], *, xlabel: str, ylabel: str, title: str
-) -> str:
+def line_chart_svg(curves: Mapping[str, Sequence[tuple[float, float]]], *, xlabel: str, ylabel: str, title: str) -> str:
     """One line per label through its (x, y) points: the alpha sweep and the temperature trends."""
     if not any(curves.values()):
         return _empty(f"no data for {title.lower()}")
@@ -127,9 +126,7 @@ def graph_svg(triplets: Sequence[tuple[str, str, str]], title: str) -> str:
     ax.set_title(title)
     for head, tail, data in graph.edges(data=True):
         (x1, y1), (x2, y2) = positions[head], positions[tail]
-        ax.annotate(
-            "", xy=(x2, y2), xytext=(x1, y1), arrowprops={"arrowstyle": "->", "color": "#777", "shrinkB": 12}
-        )
+        ax.annotate("", xy=(x2, y2), xytext=(x1, y1), arrowprops={"arrowstyle": "->", "color": "#777", "shrinkB": 12})
         ax.text((x1 + x2) / 2, (y1 + y2) / 2, data["label"], fontsize=7, color="#a33", ha="center")
     for node, (x, y) in positions.items():
         ax.text(x, y, node, fontsize=8, ha="center", va="center", bbox={"boxstyle": "round", "fc": "#e8f0f8"})

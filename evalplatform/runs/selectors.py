@@ -8,8 +8,8 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from evalplatform.corpus.selectors import datasets_visible_to
-from evalplatform.runs.models import Generation, ModelEndpoint, Run
 from evalplatform.roles import AnyUser, is_admin, is_researcher
+from evalplatform.runs.models import Generation, ModelEndpoint, Run
 from scoring.models import BenchmarkResult, GenerationScore, GraphScore, KnowledgeGraph, ScoreStatus, TauDiagnosis
 
 
@@ -99,7 +99,7 @@ def graph_score_rows(run: Run) -> list[GraphRow]:
     )
     for variant, alpha, model, temperature, condition, status, goldsim, ctxsim, cus in rows.iterator():
         group = groups[(variant, alpha, model, temperature, condition)]
-        if status != ScoreStatus.OK or cus is None:
+        if status != ScoreStatus.OK or cus is None or goldsim is None or ctxsim is None:
             group["skipped"].append(1.0)
             continue
         group["goldsim"].append(goldsim)

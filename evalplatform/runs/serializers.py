@@ -27,8 +27,8 @@ class EndpointSerializer(serializers.ModelSerializer):
 
 
 class RunSerializer(serializers.ModelSerializer):
-    dataset = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    dataset: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    created_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(slug_field="username", read_only=True)
     progress_percent = serializers.FloatField(read_only=True)
 
     class Meta:
@@ -98,8 +98,8 @@ class EstimateSerializer(serializers.Serializer):
 
 
 class GenerationSerializer(serializers.ModelSerializer):
-    question = serializers.SlugRelatedField(slug_field="key", read_only=True)
-    model = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    question: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(slug_field="key", read_only=True)
+    model: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(slug_field="name", read_only=True)
 
     class Meta:
         model = Generation
@@ -148,7 +148,7 @@ class GraphScoreDetailSerializer(serializers.Serializer):
 
 class GenerationDetailSerializer(serializers.Serializer):
     generation = GenerationSerializer()
-    context = serializers.CharField()
+    context = serializers.CharField()  # type: ignore[assignment]
     question = serializers.CharField()
     ground_truth = serializers.CharField()
     scores = ScoreSerializer(many=True)

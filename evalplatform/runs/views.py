@@ -44,12 +44,13 @@ class LaunchForm(forms.Form):
 
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["dataset"].choices = [
+        fields: dict[str, Any] = self.fields
+        fields["dataset"].choices = [
             (d.name, d.name) for d in datasets_visible_to(user).exclude(kind="pairs").order_by("name")
         ]
         names = [(e.name, f"{e.name} ({e.model_id})") for e in selectors.endpoints_for_launch(user).order_by("name")]
-        self.fields["models"].choices = names
-        self.fields["evaluators"].choices = names
+        fields["models"].choices = names
+        fields["evaluators"].choices = names
 
     def clean_temperatures(self) -> list[float]:
         return _float_list(self.cleaned_data["temperatures"])
@@ -172,4 +173,3 @@ def plot_temperature(request: HttpRequest, pk: int) -> HttpResponse:
             )
     sorted_curves = {label: sorted(points) for label, points in curves.items()}
     return _svg(plots.line_chart_svg(sorted_curves, xlabel="temperature", ylabel="score", title="Temperature trends"))
-

@@ -39,8 +39,9 @@ def make_user(name: str, role: str | None) -> User:
 
 
 def graph(text: str, triplets: list[tuple[str, str, str]]) -> KnowledgeGraph:
-    kg = KnowledgeGraph.objects.create(text_hash=f"{abs(hash(text)):064d}"[:64], extractor="dependency",
-                                       extractor_version="1", text=text)
+    kg = KnowledgeGraph.objects.create(
+        text_hash=f"{abs(hash(text)):064d}"[:64], extractor="dependency", extractor_version="1", text=text
+    )
     Triplet.objects.bulk_create(
         Triplet(graph=kg, position=i, head=h, relation=r, tail=t) for i, (h, r, t) in enumerate(triplets)
     )
@@ -72,48 +73,84 @@ def make_world() -> World:
         contexts.append(context)
     questions = [
         Question.objects.create(
-            dataset=dataset, context=contexts[i // 2], key=f"q{i}", position=i % 2, text=f"When? ({i})",
-            ground_truth="In 1901.", original_answer="In 1889.", status=Question.Status.VALIDATED,
+            dataset=dataset,
+            context=contexts[i // 2],
+            key=f"q{i}",
+            position=i % 2,
+            text=f"When? ({i})",
+            ground_truth="In 1901.",
+            original_answer="In 1889.",
+            status=Question.Status.VALIDATED,
         )
         for i in range(4)
     ]
-    model = ModelEndpoint.objects.create(name="cand", provider="openai_compatible", model_id="m",
-                                         base_url="http://127.0.0.1:9/v1")
-    judge = ModelEndpoint.objects.create(name="judge", provider="openai_compatible", model_id="j",
-                                         base_url="http://127.0.0.1:9/v1")
+    model = ModelEndpoint.objects.create(
+        name="cand", provider="openai_compatible", model_id="m", base_url="http://127.0.0.1:9/v1"
+    )
+    judge = ModelEndpoint.objects.create(
+        name="judge", provider="openai_compatible", model_id="j", base_url="http://127.0.0.1:9/v1"
+    )
     run = Run.objects.create(
-        kind=Run.Kind.CDKE, dataset=dataset, status=Run.Status.DONE, created_by=users["researcher"],
-        spec={"models": ["cand"], "evaluators": ["judge"], "temperatures": [0.2], "conditions": ["divergent"],
-              "samples": 1},
-        progress_total=8, progress_done=8, cost_usd=Decimal("0.001"),
+        kind=Run.Kind.CDKE,
+        dataset=dataset,
+        status=Run.Status.DONE,
+        created_by=users["researcher"],
+        spec={
+            "models": ["cand"],
+            "evaluators": ["judge"],
+            "temperatures": [0.2],
+            "conditions": ["divergent"],
+            "samples": 1,
+        },
+        progress_total=8,
+        progress_done=8,
+        cost_usd=Decimal("0.001"),
     )
     answers = ["In 1901.", "In 1889.", "In 1901, in Lyon.", "No idea."]
     generations = [
-        Generation.objects.create(run=run, question=q, model=model, temperature=0.2, condition="divergent",
-                                  status="done", text=a)
+        Generation.objects.create(
+            run=run, question=q, model=model, temperature=0.2, condition="divergent", status="done", text=a
+        )
         for q, a in zip(questions, answers, strict=True)
     ]
     lav = [1.0, 0.0, 1.0, 0.0]
     for g, v in zip(generations, lav, strict=True):
         GenerationScore.objects.create(generation=g, scorer="minilm", metric="ass", value=0.5 + v / 4)
         for metric in ("lav", "acc", "cm", "fc", "ac"):
-            GenerationScore.objects.create(generation=g, scorer="judge", evaluator=judge, metric=metric, value=v,
-                                           raw_output='{"verdict": "valid"} <raw & judge>')
+            GenerationScore.objects.create(
+                generation=g,
+                scorer="judge",
+                evaluator=judge,
+                metric=metric,
+                value=v,
+                raw_output='{"verdict": "valid"} <raw & judge>',
+            )
     GenerationScore.objects.filter(generation=generations[3], metric="cm").update(
         status="unparseable", value=None, raw_output="garbled <b>judge</b>"
     )
     answer_kg = graph("a", [("tower", "finish in", "1901")])
     gold_kg = graph("g", [("tower", "finish in", "1901"), ("tower", "in", "lyon")])
     ctx_kg = graph("c", [("tower", "finish in", "1901"), ("tower", "in", "lyon"), ("tower", "name", "eiffel")])
-    score = GraphScore.objects.create(generation=generations[0], variant="s3kg", variant_version="1",
-                                      encoder="minilm", answer_graph=answer_kg, gold_graph=gold_kg,
-                                      context_graph=ctx_kg, goldsim=0.8, ctxsim=0.6, cus=0.6857)
-    TauDiagnosis.objects.create(graph_score=score, aligned=[[0, 0, 0.99]], missing=[["tower", "in", "lyon"]],
-                                counts={"missing": 1})
+    score = GraphScore.objects.create(
+        generation=generations[0],
+        variant="s3kg",
+        variant_version="1",
+        encoder="minilm",
+        answer_graph=answer_kg,
+        gold_graph=gold_kg,
+        context_graph=ctx_kg,
+        goldsim=0.8,
+        ctxsim=0.6,
+        cus=0.6857,
+    )
+    TauDiagnosis.objects.create(
+        graph_score=score, aligned=[[0, 0, 0.99]], missing=[["tower", "in", "lyon"]], counts={"missing": 1}
+    )
     pairs = Dataset.objects.create(name="mrpc-mini", kind=Dataset.Kind.PAIRS, project=project)
     TextPair.objects.create(dataset=pairs, key="p0", text_a="a", text_b="b", label=1)
-    bench = Run.objects.create(kind=Run.Kind.SIMILARITY_BENCHMARK, dataset=pairs, status=Run.Status.DONE,
-                               spec={"methods": ["s3kg", "bleu"]})
+    bench = Run.objects.create(
+        kind=Run.Kind.SIMILARITY_BENCHMARK, dataset=pairs, status=Run.Status.DONE, spec={"methods": ["s3kg", "bleu"]}
+    )
     for method, f1 in [("bleu", 0.5), ("s3kg@alpha=0.0", 0.6), ("s3kg@alpha=0.5", 0.7), ("s3kg@alpha=1.0", 0.65)]:
         BenchmarkResult.objects.create(run=bench, method=method, n=1, f1=f1, auroc=f1 + 0.1)
     return World(users, dataset, pairs, run, bench, generations, model, judge)

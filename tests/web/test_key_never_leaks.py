@@ -69,7 +69,7 @@ def test_planted_provider_key_is_sent_but_never_shown_logged_or_exported(
     bodies: dict[str, str] = {}
     for role in ("researcher", "admin"):
         client = client_for(world, role)
-        for method, url, payload, _ in api_cases(world):
+        for method, url, _payload, _ in api_cases(world):
             if method == "get":
                 bodies[f"{role} {url}"] = content_of(client.get(url))
         for url, _ in page_cases(world):

@@ -12,8 +12,7 @@ def test_login_is_throttled_after_the_rate_and_says_when_to_retry(world: World, 
         "DEFAULT_THROTTLE_RATES": settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] | {"login": "3/minute"}
     }
     username = world.users["researcher"].username
-    codes = [client.post("/accounts/login/", {"username": username, "password": "wrong"}).status_code
-             for _ in range(3)]
+    codes = [client.post("/accounts/login/", {"username": username, "password": "wrong"}).status_code for _ in range(3)]
     assert codes == [200, 200, 200]  # the form again, with its error
     blocked = client.post("/accounts/login/", {"username": username, "password": PASSWORD})
     assert blocked.status_code == 429 and 1 <= int(blocked["Retry-After"]) <= 60

@@ -31,7 +31,10 @@ def test_highlight_escapes_text_and_marks_each_phrase_longest_first() -> None:
 
 def test_dataset_page_marks_divergent_and_original_facts_escaped(world: World) -> None:
     html = client_for(world, "researcher").get("/datasets/dkd-mini/").content.decode()
-    assert 'The &lt;Eiffel&gt; Tower was finished in <mark class="divergent">1901</mark> in <mark class="divergent">Lyon</mark>' in html
+    divergent = (
+        'The &lt;Eiffel&gt; Tower was finished in <mark class="divergent">1901</mark> in <mark class="divergent">'
+    )
+    assert divergent + "Lyon</mark>" in html
     assert 'finished in <mark class="original">1889</mark> in <mark class="original">Paris</mark>' in html
     assert "<Eiffel>" not in html
     assert "validated 4" in html  # question status counts
@@ -104,8 +107,14 @@ def test_dataset_export_is_streamed_in_an_import_format_that_imports_again(world
 
 def test_launch_page_shows_the_estimate_before_launching(world: World, django_capture_on_commit_callbacks) -> None:
     client = client_for(world, "researcher")
-    form = {"dataset": "dkd-mini", "models": ["cand"], "evaluators": ["judge"], "temperatures": "0.2, 0.7",
-            "conditions": ["divergent"], "samples": 1}
+    form = {
+        "dataset": "dkd-mini",
+        "models": ["cand"],
+        "evaluators": ["judge"],
+        "temperatures": "0.2, 0.7",
+        "conditions": ["divergent"],
+        "samples": 1,
+    }
     html = client.post("/runs/launch/", form | {"action": "estimate"}).content.decode()
     assert 'id="estimate"' in html and 'id="confirm-launch"' in html
     assert Run.objects.count() == 2  # nothing launched yet
@@ -131,8 +140,9 @@ def test_launch_api_is_throttled(world: World, settings) -> None:
     try:
         client = client_for(world, "researcher")
         codes = [client.post("/api/runs/estimate/", {}, format="json").status_code for _ in range(1)]
-        codes += [client.post("/api/runs/", {"dataset": "x", "models": ["y"]}, format="json").status_code
-                  for _ in range(3)]
+        codes += [
+            client.post("/api/runs/", {"dataset": "x", "models": ["y"]}, format="json").status_code for _ in range(3)
+        ]
         assert codes == [400, 400, 400, 429]
         assert client.get("/api/runs/").status_code == 200  # reads are not throttled by run_launch
     finally:

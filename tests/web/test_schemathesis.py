@@ -10,17 +10,17 @@ from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 
 pytest.importorskip("schemathesis")
-import schemathesis  # noqa: E402
-from schemathesis.checks import not_a_server_error  # noqa: E402
+import schemathesis
+from schemathesis.checks import not_a_server_error
 
-from evalplatform.wsgi import application  # noqa: E402
+from evalplatform.wsgi import application
 
 schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", application)
 EXAMPLES = 12
 
 
 @pytest.fixture
-def token(world) -> Iterator[str]:  # noqa: ANN001 (a conftest fixture)
+def token(world) -> Iterator[str]:
     """An admin's token; while the test runs, requests through the WSGI app keep the test's connection open
     (Django's own test client does the same), or the test transaction would be closed under it."""
     from rest_framework.authtoken.models import Token
@@ -44,5 +44,5 @@ def token(world) -> Iterator[str]:  # noqa: ANN001 (a conftest fixture)
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
-def test_no_api_operation_answers_with_a_server_error(case, token: str) -> None:  # noqa: ANN001
+def test_no_api_operation_answers_with_a_server_error(case, token: str) -> None:
     case.call_and_validate(headers={"Authorization": f"Token {token}"}, checks=[not_a_server_error])
