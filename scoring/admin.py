@@ -1,4 +1,5 @@
-"""Admin pages of the stored scores: read-mostly views for drill-down."""
+"""Admin for the stored scores: judge metrics, statements, knowledge graphs and triplets, graph scores,
+TAU diagnoses and benchmark results, each with list filters and search."""
 
 from django.contrib import admin
 
@@ -14,57 +15,70 @@ from scoring.models import (
 )
 
 
-class TripletInline(admin.TabularInline):
-    model = Triplet
-    extra = 0
-    fields = ("position", "head", "relation", "tail", "raw_head", "raw_relation", "raw_tail")
-    readonly_fields = fields
-    can_delete = False
-
-
-@admin.register(KnowledgeGraph)
-class KnowledgeGraphAdmin(admin.ModelAdmin):
-    list_display = ("pk", "extractor", "extractor_version", "status", "created_at")
-    list_filter = ("extractor", "status")
-    search_fields = ("text_hash", "text")
-    readonly_fields = ("text_hash", "extractor", "extractor_version", "created_at")
-    inlines = [TripletInline]
-
-
-@admin.register(GraphScore)
-class GraphScoreAdmin(admin.ModelAdmin):
-    list_display = ("pk", "generation", "variant", "encoder", "alpha", "goldsim", "ctxsim", "cus", "status")
-    list_filter = ("variant", "status", "encoder")
-    raw_id_fields = ("generation", "answer_graph", "gold_graph", "context_graph")
-
-
-@admin.register(TauDiagnosis)
-class TauDiagnosisAdmin(admin.ModelAdmin):
-    list_display = ("pk", "graph_score", "counts", "created_at")
-    raw_id_fields = ("graph_score",)
-
-
-@admin.register(BenchmarkResult)
-class BenchmarkResultAdmin(admin.ModelAdmin):
-    list_display = ("run", "method", "n", "f1", "auroc", "threshold", "status")
-    list_filter = ("method", "status")
-
-
-@admin.register(PairScore)
-class PairScoreAdmin(admin.ModelAdmin):
-    list_display = ("run", "pair", "method", "value")
-    list_filter = ("method",)
-    raw_id_fields = ("run", "pair")
-
-
 @admin.register(GenerationScore)
 class GenerationScoreAdmin(admin.ModelAdmin):
-    list_display = ("generation", "scorer", "metric", "value", "status")
-    list_filter = ("metric", "status")
-    raw_id_fields = ("generation",)
+    list_display = ["pk", "generation", "scorer", "metric", "value", "status", "metric_version"]
+    list_filter = ["metric", "status", "scorer"]
+    search_fields = ["scorer", "raw_output", "generation__question__key"]
+    raw_id_fields = ["generation", "evaluator"]
 
 
 @admin.register(StatementSet)
 class StatementSetAdmin(admin.ModelAdmin):
-    list_display = ("pk", "evaluator", "prompt_version", "status")
-    raw_id_fields = ("question",)
+    list_display = ["pk", "evaluator", "question", "prompt_version", "status"]
+    list_filter = ["status", "evaluator", "prompt_version"]
+    search_fields = ["text_hash", "raw_output", "question__key"]
+    raw_id_fields = ["question"]
+
+
+class TripletInline(admin.TabularInline):
+    model = Triplet
+    extra = 0
+
+
+@admin.register(KnowledgeGraph)
+class KnowledgeGraphAdmin(admin.ModelAdmin):
+    list_display = ["pk", "extractor", "extractor_version", "status", "created_at"]
+    list_filter = ["extractor", "extractor_version", "status"]
+    search_fields = ["text", "text_hash"]
+    inlines = [TripletInline]
+
+
+@admin.register(Triplet)
+class TripletAdmin(admin.ModelAdmin):
+    list_display = ["pk", "graph", "position", "head", "relation", "tail"]
+    list_filter = ["graph__extractor"]
+    search_fields = ["head", "relation", "tail"]
+    raw_id_fields = ["graph"]
+
+
+@admin.register(GraphScore)
+class GraphScoreAdmin(admin.ModelAdmin):
+    list_display = ["pk", "generation", "variant", "alpha", "encoder", "goldsim", "ctxsim", "cus", "status"]
+    list_filter = ["variant", "alpha", "encoder", "status"]
+    search_fields = ["generation__question__key", "skipped_reason"]
+    raw_id_fields = ["generation", "answer_graph", "gold_graph", "context_graph"]
+
+
+@admin.register(TauDiagnosis)
+class TauDiagnosisAdmin(admin.ModelAdmin):
+    list_display = ["pk", "graph_score", "threshold", "counts", "created_at"]
+    list_filter = ["threshold", "graph_score__variant"]
+    search_fields = ["graph_score__generation__question__key"]
+    raw_id_fields = ["graph_score"]
+
+
+@admin.register(BenchmarkResult)
+class BenchmarkResultAdmin(admin.ModelAdmin):
+    list_display = ["pk", "run", "method", "n", "f1", "auroc", "threshold", "status"]
+    list_filter = ["method", "status", "run__dataset"]
+    search_fields = ["method", "run__dataset__name"]
+    raw_id_fields = ["run"]
+
+
+@admin.register(PairScore)
+class PairScoreAdmin(admin.ModelAdmin):
+    list_display = ["pk", "run", "pair", "method", "value"]
+    list_filter = ["method"]
+    search_fields = ["method", "pair__key"]
+    raw_id_fields = ["run", "pair"]

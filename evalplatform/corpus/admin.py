@@ -1,12 +1,19 @@
 from django.contrib import admin
 
-from evalplatform.corpus.models import Alteration, Context, Dataset, Question, TextPair
+from evalplatform.corpus.models import Alteration, Context, Dataset, Project, Question, TextPair
+
+
+@admin.register(Project)
+class ProjectAdmin(admin.ModelAdmin):
+    list_display = ["name", "created_at"]
+    search_fields = ["name", "description"]
+    filter_horizontal = ["members"]
 
 
 @admin.register(Dataset)
 class DatasetAdmin(admin.ModelAdmin):
     list_display = ["name", "kind", "version", "licence", "import_format", "created_at"]
-    list_filter = ["kind", "import_format"]
+    list_filter = ["kind", "import_format", "project"]
     search_fields = ["name", "source", "description"]
 
 

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from evalplatform.runs.models import Generation, ModelEndpoint, Run
+from evalplatform.runs.models import CachedResponse, Generation, ModelEndpoint, Run
 
 
 @admin.register(ModelEndpoint)
@@ -24,3 +24,10 @@ class GenerationAdmin(admin.ModelAdmin):
     list_filter = ["status", "condition", "model", "cached"]
     search_fields = ["text", "question__key"]
     raw_id_fields = ["run", "question"]
+
+
+@admin.register(CachedResponse)
+class CachedResponseAdmin(admin.ModelAdmin):
+    list_display = ["key", "provider", "model_id", "created_at"]
+    list_filter = ["provider", "model_id"]
+    search_fields = ["key", "model_id"]

@@ -1,0 +1,247 @@
+"""The runs API under /api/runs/ and /api/endpoints/: list and launch runs (POST, throttled), the
+pre-flight estimate, progress, results, generations with every score, the drill-down, stop and resume,
+and streamed exports (throttled). Every lookup goes through the scoped selectors."""
+
+from dataclasses import asdict
+from typing import Any
+
+import django_filters
+from django.db.models import QuerySet
+from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from evalplatform.corpus.api import RESEARCHER_ONLY, visible_dataset_or_404
+from evalplatform.corpus.models import Dataset
+from evalplatform.runs import selectors, services
+from evalplatform.runs.exports import FORMATS, KINDS, export_run
+from evalplatform.runs.models import Generation, ModelEndpoint, Run
+from evalplatform.runs.results import run_results_json
+from evalplatform.runs.serializers import (
+    EndpointSerializer,
+    EstimateSerializer,
+    GenerationDetailSerializer,
+    GenerationSerializer,
+    ProgressSerializer,
+    RunLaunchSerializer,
+    RunSerializer,
+)
+from evalplatform.runs.spec import RunSpec, SpecError
+
+
+def visible_run_or_404(request: Request, pk: int) -> Run:
+    run = selectors.run_get(user=request.user, pk=pk)
+    if run is None:
+        raise NotFound(f"no run {pk} that you can see")
+    return run
+
+
+def launch_checked(request: Request) -> tuple[Dataset, RunLaunchSerializer]:
+    serializer = RunLaunchSerializer(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    dataset = datasets_or_400(request, serializer.validated_data["dataset"])
+    return dataset, serializer
+
+
+def datasets_or_400(request: Request, name: str) -> Dataset:
+    try:
+        return visible_dataset_or_404(request, name)
+    except NotFound:
+        raise ValidationError({"dataset": f"no dataset '{name}' that you can see"}) from None
+
+
+class EndpointListView(generics.ListAPIView):
+    serializer_class = EndpointSerializer
+    permission_classes = RESEARCHER_ONLY
+    filterset_fields = ["provider", "mode"]
+
+    def get_queryset(self) -> QuerySet[ModelEndpoint]:
+        return selectors.endpoints_for_launch(self.request.user).order_by("name")
+
+
+class RunFilter(django_filters.FilterSet):
+    dataset = django_filters.CharFilter(field_name="dataset__name")
+
+    class Meta:
+        model = Run
+        fields = ["status", "kind", "dataset"]
+
+
+class RunListView(generics.ListCreateAPIView):
+    """GET: the runs you see. POST: launch a CDK-E run (throttled by the run_launch scope)."""
+
+    serializer_class = RunSerializer
+    permission_classes = RESEARCHER_ONLY
+    filterset_class = RunFilter
+
+    @property
+    def throttle_scope(self) -> str | None:
+        return "run_launch" if self.request.method == "POST" else None
+
+    def get_queryset(self) -> QuerySet[Run]:
+        return selectors.runs_visible_to(self.request.user)
+
+    @extend_schema(request=RunLaunchSerializer, responses={201: RunSerializer, 400: OpenApiTypes.OBJECT})
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        dataset, serializer = launch_checked(request)
+        try:
+            run = services.run_launch(
+                dataset=dataset,
+                spec=serializer.spec(),
+                actor=request.user,  # type: ignore[arg-type]
+                budget_usd=serializer.validated_data.get("budget_usd"),
+            )
+        except SpecError as exc:
+            raise ValidationError({exc.field: str(exc)}) from exc
+        return Response(RunSerializer(run).data, status=status.HTTP_201_CREATED)
+
+
+class RunEstimateView(APIView):
+    """The pre-flight cost of a run before it is launched (nothing is written)."""
+
+    permission_classes = RESEARCHER_ONLY
+
+    @extend_schema(request=RunLaunchSerializer, responses={200: EstimateSerializer, 400: OpenApiTypes.OBJECT})
+    def post(self, request: Request) -> Response:
+        dataset, serializer = launch_checked(request)
+        try:
+            estimate = services.run_estimate(dataset=dataset, spec=RunSpec.from_dict(serializer.spec()))
+        except SpecError as exc:
+            raise ValidationError({exc.field: str(exc)}) from exc
+        return Response(EstimateSerializer(asdict(estimate)).data)
+
+
+class RunDetailView(generics.RetrieveAPIView):
+    serializer_class = RunSerializer
+    permission_classes = RESEARCHER_ONLY
+
+    def get_object(self) -> Run:
+        return visible_run_or_404(self.request, self.kwargs["pk"])
+
+
+class RunProgressView(generics.RetrieveAPIView):
+    """The small JSON the runs page polls."""
+
+    serializer_class = ProgressSerializer
+    permission_classes = RESEARCHER_ONLY
+
+    def get_object(self) -> Run:
+        return visible_run_or_404(self.request, self.kwargs["pk"])
+
+
+class RunResultsView(APIView):
+    """Table 2 rows with intervals and counts, error classes, correlations, and GoldSim / CtxSim / CUS."""
+
+    permission_classes = RESEARCHER_ONLY
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request, pk: int) -> Response:
+        run = visible_run_or_404(request, pk)
+        data = run_results_json(run)
+        data["intervals"] = results_intervals(run)
+        data["graph_scores"] = [row.__dict__ for row in selectors.graph_score_rows(run)]
+        return Response(data)
+
+
+def results_intervals(run: Run) -> list[dict[str, Any]]:
+    from evalplatform.runs.results import TABLE_METRICS, result_rows
+
+    out = []
+    for row in result_rows(run):
+        cell: dict[str, Any] = {"model": row.model, "evaluator": row.evaluator, "temperature": row.temperature}
+        cell["condition"] = row.condition
+        for metric in TABLE_METRICS:
+            summary = row.metrics.get(metric)
+            cell[metric] = (
+                None
+                if summary is None
+                else {
+                    "mean": summary.mean,
+                    "ci": list(summary.ci) if summary.ci else None,
+                    "n": summary.n,
+                    "n_unparseable": summary.n_unparseable,
+                    "n_failed": summary.n_failed,
+                }
+            )
+        out.append(cell)
+    return out
+
+
+class GenerationFilter(django_filters.FilterSet):
+    model = django_filters.CharFilter(field_name="model__name")
+    question = django_filters.CharFilter(field_name="question__key")
+
+    class Meta:
+        model = Generation
+        fields = ["status", "condition", "temperature", "model", "question"]
+
+
+class GenerationListView(generics.ListAPIView):
+    serializer_class = GenerationSerializer
+    permission_classes = RESEARCHER_ONLY
+    filterset_class = GenerationFilter
+
+    def get_queryset(self) -> QuerySet[Generation]:
+        run = visible_run_or_404(self.request, self.kwargs["pk"])
+        return selectors.generations_visible_to(self.request.user).filter(run=run).order_by("pk")
+
+
+class GenerationDetailView(APIView):
+    """One answer with every score (and the judge's raw output), the three graphs and the TAU diagnosis."""
+
+    permission_classes = RESEARCHER_ONLY
+
+    @extend_schema(responses={200: GenerationDetailSerializer})
+    def get(self, request: Request, pk: int, gen: int) -> Response:
+        run = visible_run_or_404(request, pk)
+        generation = selectors.generation_get(user=request.user, run=run, pk=gen)
+        if generation is None:
+            raise NotFound(f"no generation {gen} in run {pk}")
+        return Response(GenerationDetailSerializer(selectors.generation_detail(generation)).data)
+
+
+class RunStopView(APIView):
+    permission_classes = RESEARCHER_ONLY
+
+    @extend_schema(request=None, responses={200: RunSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        run = visible_run_or_404(request, pk)
+        services.run_stop(run_id=run.pk, status=Run.Status.CANCELLED, reason=f"stopped by {request.user}")
+        run.refresh_from_db()
+        return Response(RunSerializer(run).data)
+
+
+class RunResumeView(APIView):
+    permission_classes = RESEARCHER_ONLY
+
+    @extend_schema(request=None, responses={200: RunSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        run = visible_run_or_404(request, pk)
+        if run.kind == Run.Kind.SIMILARITY_BENCHMARK:
+            raise ValidationError({"kind": "a benchmark run is not resumed from here"})
+        if run.status == Run.Status.DONE:
+            raise ValidationError({"status": "the run is done; there is nothing to resume"})
+        services.run_resume(run=run)
+        run.refresh_from_db()
+        return Response(RunSerializer(run).data)
+
+
+class RunExportView(APIView):
+    """A run's generations or scores as CSV or JSONL, streamed from a cursor (throttled by 'export')."""
+
+    permission_classes = RESEARCHER_ONLY
+    throttle_scope = "export"
+
+    @extend_schema(responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY)})
+    def get(self, request: Request, pk: int, kind: str, fmt: str) -> StreamingHttpResponse:
+        run = visible_run_or_404(request, pk)
+        if kind not in KINDS or fmt not in FORMATS:
+            raise NotFound(f"exports are {', '.join(KINDS)} as {', '.join(FORMATS)}")
+        response = StreamingHttpResponse(export_run(run, kind, fmt), content_type=FORMATS[fmt])
+        response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-{kind}.{fmt}"'
+        return response

@@ -1,0 +1,99 @@
+"""A run's generations and scores as CSV or JSONL, streamed row by row from a server-side cursor
+(``.iterator()``): memory stays flat however large the run. Nothing here writes, and no endpoint field
+that could hold a secret (``api_key_env`` names a variable, but it is left out all the same) is exported."""
+
+import csv
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from django.db.models import QuerySet
+
+from evalplatform.runs.models import Generation, Run
+from scoring.models import GenerationScore
+
+CHUNK = 100  # rows per fetch from the cursor: the peak memory of an export is about one chunk
+GENERATION_FIELDS = {
+    "id": "pk",
+    "question": "question__key",
+    "context": "question__context__key",
+    "model": "model__name",
+    "temperature": "temperature",
+    "condition": "condition",
+    "sample_index": "sample_index",
+    "status": "status",
+    "answer": "text",
+    "ground_truth": "question__ground_truth",
+    "tokens_in": "tokens_in",
+    "tokens_out": "tokens_out",
+    "latency_s": "latency_s",
+    "cost_usd": "cost_usd",
+    "cached": "cached",
+    "prompt_version": "prompt_version",
+    "prompt_hash": "prompt_hash",
+    "error": "error",
+}
+SCORE_FIELDS = {
+    "generation": "generation_id",
+    "question": "generation__question__key",
+    "model": "generation__model__name",
+    "temperature": "generation__temperature",
+    "condition": "generation__condition",
+    "sample_index": "generation__sample_index",
+    "scorer": "scorer",
+    "metric": "metric",
+    "value": "value",
+    "status": "status",
+    "metric_version": "metric_version",
+    "raw_output": "raw_output",
+}
+KINDS = ("generations", "scores")
+FORMATS = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
+
+
+class _Line:
+    """A file-like object whose write returns what it was given, so csv.writer formats one row at a time."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def _rows(run: Run, kind: str) -> tuple[list[str], Iterator[tuple[Any, ...]]]:
+    queryset: QuerySet[Any]
+    if kind == "generations":
+        fields = GENERATION_FIELDS
+        queryset = Generation.objects.filter(run=run).order_by("pk")
+    elif kind == "scores":
+        fields = SCORE_FIELDS
+        queryset = GenerationScore.objects.filter(generation__run=run).order_by("generation_id", "scorer", "metric")
+    else:
+        raise ValueError(f"unknown export '{kind}' (known: {', '.join(KINDS)})")
+    rows = queryset.values_list(*fields.values()).iterator(chunk_size=CHUNK)
+    return list(fields), rows
+
+
+def _plain(value: Any) -> Any:
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)  # Decimal costs
+
+
+def _csv(header: list[str], rows: Iterable[tuple[Any, ...]]) -> Iterator[str]:
+    writer = csv.writer(_Line())
+    yield writer.writerow(header)
+    for row in rows:
+        yield writer.writerow(["" if v is None else _plain(v) for v in row])
+
+
+def _jsonl(header: list[str], rows: Iterable[tuple[Any, ...]]) -> Iterator[str]:
+    for row in rows:
+        record = {name: _plain(value) for name, value in zip(header, row, strict=True)}
+        yield json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def export_run(run: Run, kind: str, fmt: str) -> Iterator[str]:
+    """Yield the export piece by piece: ``kind`` is generations or scores, ``fmt`` csv or jsonl."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
+    header, rows = _rows(run, kind)
+    return _csv(header, rows) if fmt == "csv" else _jsonl(header, rows)
