@@ -19,17 +19,17 @@ os.environ.setdefault("SECRET_KEY", "benchmark-secret-key-long-enough-for-the-se
 if "DATABASE_URL" not in os.environ:
     os.environ["DATABASE_URL"] = f"sqlite:///{tempfile.mkdtemp(prefix='bench-export-')}/bench.sqlite3"
 
-import django  # noqa: E402
+import django
 
 django.setup()
 
-from django.core.management import call_command  # noqa: E402
-from django.db import connection  # noqa: E402
+from django.core.management import call_command
+from django.db import connection
 
-from evalplatform.corpus.models import Context, Dataset, Question  # noqa: E402
-from evalplatform.runs.exports import export_run  # noqa: E402
-from evalplatform.runs.models import Generation, ModelEndpoint, Run  # noqa: E402
-from scoring.models import GenerationScore  # noqa: E402
+from evalplatform.corpus.models import Context, Dataset, Question
+from evalplatform.runs.exports import export_run
+from evalplatform.runs.models import Generation, ModelEndpoint, Run
+from scoring.models import GenerationScore
 
 METRICS = ("lav", "acc", "cm", "fc", "ac")
 ANSWER = "The tower was finished in 1901 in Lyon, as the divergent context states. " * 3
