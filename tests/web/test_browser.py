@@ -100,7 +100,7 @@ def test_browser_launch_watch_progress_and_see_the_plots(
     assert len(rows) == 4  # 1 model x 1 evaluator x 2 temperatures x 2 conditions
     for plot in ("plot-correlation", "plot-temperature"):
         width = wait.until(
-            lambda d, p=plot: d.execute_script(
+            lambda d, p=plot: d.execute_script(  # type: ignore[misc]
                 "const i = document.getElementById(arguments[0]); return i.complete ? i.naturalWidth : 0;", p
             )
         )

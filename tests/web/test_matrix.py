@@ -17,7 +17,12 @@ RESUME_DONE = {"nobody": 403, "annotator": 403, "outsider": 404, "researcher": 4
 PAGE_LIST = {"nobody": 403, "annotator": 403, "outsider": 200, "researcher": 200, "admin": 200}
 ADMIN_ONLY = {"nobody": 403, "annotator": 403, "outsider": 403, "researcher": 403, "admin": 200}
 
-LAUNCH_BODY = {"dataset": "dkd-mini", "models": ["cand"], "evaluators": ["judge"], "temperatures": [0.2]}
+LAUNCH_BODY: dict[str, object] = {
+    "dataset": "dkd-mini",
+    "models": ["cand"],
+    "evaluators": ["judge"],
+    "temperatures": [0.2],
+}
 
 
 def api_cases(w: World) -> list[tuple[str, str, dict[str, object] | None, dict[str, int]]]:

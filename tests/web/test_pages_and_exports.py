@@ -16,7 +16,7 @@ from tests.web.conftest import World, client_for
 pytestmark = pytest.mark.django_db
 
 
-def body(response: StreamingHttpResponse) -> str:
+def body(response: object) -> str:
     assert isinstance(response, StreamingHttpResponse), "exports must be streamed"
     return b"".join(response.streaming_content).decode()  # type: ignore[arg-type]
 
@@ -146,7 +146,7 @@ def test_launch_api_is_throttled(world: World, settings) -> None:
         assert codes == [400, 400, 400, 429]
         assert client.get("/api/runs/").status_code == 200  # reads are not throttled by run_launch
     finally:
-        ScopedRateThrottle.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES
+        ScopedRateThrottle.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES  # type: ignore[assignment]
 
 
 def test_report_counts_datasets_runs_and_annotators(world: World) -> None:
@@ -168,8 +168,10 @@ def test_demo_users_command_is_idempotent_and_gives_each_role(db) -> None:
     assert "demo-researcher" in out.getvalue() and "demo-researcher-pass" in out.getvalue()
     researcher = authenticate(username="demo-researcher", password="demo-researcher-pass")
     assert researcher is not None and role_of(researcher) == "researcher"
-    assert role_of(authenticate(username="demo-admin", password="demo-admin-pass")) == "admin"
-    assert role_of(authenticate(username="demo-annotator3", password="demo-annotator3-pass")) == "annotator"
+    admin_user = authenticate(username="demo-admin", password="demo-admin-pass")
+    annotator = authenticate(username="demo-annotator3", password="demo-annotator3-pass")
+    assert admin_user is not None and role_of(admin_user) == "admin"
+    assert annotator is not None and role_of(annotator) == "annotator"
     demo = Project.objects.get(name="demo")
     assert list(demo.members.values_list("username", flat=True)) == ["demo-researcher"]
     assert list(demo.datasets.values_list("name", flat=True)) == ["dkd-sample"]
