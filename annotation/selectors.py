@@ -7,8 +7,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
-from django.utils.html import escape
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 
 from annotation.models import (
     AssignmentStatus,
@@ -25,6 +24,7 @@ from annotation.models import (
     TauLabel,
 )
 from annotation.permissions import can_annotate, is_reviewer
+from evalplatform.corpus.highlight import highlight
 from evalplatform.corpus.models import Alteration
 from evalplatform.corpus.selectors import datasets_visible_to
 from evalplatform.roles import AnyUser, is_admin
@@ -114,23 +114,7 @@ def queue_summary(*, user: AnyUser) -> QueueSummary:
 def highlight_divergent(text: str, alterations: list[Alteration]) -> SafeString:
     """The context, HTML-escaped, with every occurrence of an alteration's divergent fact wrapped in
     ``<mark class="divergent">`` (longest fact first where two overlap)."""
-    facts = sorted({a.divergent for a in alterations if a.divergent.strip()}, key=len, reverse=True)
-    spans: list[tuple[int, int]] = []
-    for fact in facts:
-        start = text.find(fact)
-        while start != -1:
-            end = start + len(fact)
-            if all(end <= s or start >= e for s, e in spans):
-                spans.append((start, end))
-            start = text.find(fact, end)
-    out: list[str] = []
-    position = 0
-    for start, end in sorted(spans):
-        out.append(escape(text[position:start]))
-        out.append(f'<mark class="divergent">{escape(text[start:end])}</mark>')
-        position = end
-    out.append(escape(text[position:]))
-    return mark_safe("".join(out))  # noqa: S308 (every piece of text above went through escape())
+    return highlight(text, (a.divergent for a in alterations), "divergent")
 
 
 # -- consensus (blind) -------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.http import StreamingHttpResponse
 
-from evalplatform.corpus.views import highlight
+from evalplatform.corpus.highlight import highlight
 from evalplatform.runs.models import Run
 from tests.web.conftest import World, client_for
 
