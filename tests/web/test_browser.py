@@ -76,7 +76,7 @@ def test_browser_launch_watch_progress_and_see_the_plots(
     assert Run.objects.filter(created_by=world.users["researcher"]).count() == 1  # the world's own run only
     browser.find_element(By.ID, "confirm-launch").click()
 
-    wait.until(ec.url_contains("/runs/"))
+    wait.until(ec.url_matches(r"/runs/\d+/$"))  # the launch page itself is under /runs/ too
     run = Run.objects.latest("pk")
     assert browser.current_url.endswith(f"/runs/{run.pk}/")
     seen: list[str] = []
