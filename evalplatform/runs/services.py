@@ -19,6 +19,7 @@ from evalplatform.llm.client import LLMClient
 from evalplatform.llm.errors import ProviderError
 from evalplatform.llm.pricing import Budget, CostEstimate, estimate_cost
 from evalplatform.llm.prompts import REGISTRY, answer_template, answer_values
+from evalplatform.llm.types import LLMRequest
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
 from evalplatform.runs.spec import RunSpec, SpecError
 from scoring.models import GenerationScore, GraphScore
@@ -79,13 +80,12 @@ def run_estimate(*, dataset: Dataset, spec: RunSpec) -> CostEstimate:
     total = CostEstimate(0, 0, 0, 0.0)
     for endpoint in _endpoints(spec.models, "models"):
         requests = [
-            answer_template(condition).request(  # type: ignore[arg-type]
-                endpoint.model_id,
-                answer_values(condition, q.text, _context_text(q, condition)),  # type: ignore[arg-type]
-            )
+            answer_request(question=q, condition=condition, endpoint=endpoint, temperature=t, seed=spec.sample_seed(i))
             for q in questions
             for condition in spec.conditions
-        ] * (len(spec.temperatures) * spec.samples)
+            for t in spec.temperatures
+            for i in range(spec.samples)
+        ]
         total = _add(
             total, estimate_cost(requests, float(endpoint.price_input_per_mtok), float(endpoint.price_output_per_mtok))
         )
@@ -126,6 +126,24 @@ def _context_text(question: Question, condition: str) -> str | None:
     if condition == "none":
         return None
     return question.context.source_text if condition == "real" else question.context.text
+
+
+def answer_request(
+    *, question: Question, condition: str, endpoint: ModelEndpoint, temperature: float, seed: int
+) -> LLMRequest:
+    """The exact request that asks ``endpoint`` the question under a condition (the divergent text, the real
+    text, or none), with the endpoint's sampling; the estimate and the answering both build it here."""
+    return answer_template(condition).request(  # type: ignore[arg-type]
+        endpoint.model_id,
+        answer_values(condition, question.text, _context_text(question, condition)),  # type: ignore[arg-type]
+        mode="chat" if endpoint.mode == ModelEndpoint.Mode.CHAT else "completion",
+        constrain="none",
+        temperature=temperature,
+        top_p=endpoint.default_top_p,
+        top_k=endpoint.default_top_k,
+        seed=seed,
+        max_tokens=endpoint.default_max_tokens,
+    )
 
 
 @transaction.atomic
@@ -232,20 +250,13 @@ def generation_answer(*, generation: Generation, client: LLMClient, spec: RunSpe
     generation is answered, and only one writer wins (a conditional update), so a redelivered task
     neither duplicates nor overwrites. Provider errors other than transient ones mark the cell failed;
     transient ones propagate to the task, which retries."""
-    condition = generation.condition
-    question = generation.question
-    template = answer_template(condition)  # type: ignore[arg-type]
-    endpoint = generation.model
-    request = template.request(
-        endpoint.model_id,
-        answer_values(condition, question.text, _context_text(question, condition)),  # type: ignore[arg-type]
-        mode="chat" if endpoint.mode == ModelEndpoint.Mode.CHAT else "completion",
-        constrain="none",
+    template = answer_template(generation.condition)  # type: ignore[arg-type]
+    request = answer_request(
+        question=generation.question,
+        condition=generation.condition,
+        endpoint=generation.model,
         temperature=generation.temperature,
-        top_p=endpoint.default_top_p,
-        top_k=endpoint.default_top_k,
         seed=spec.sample_seed(generation.sample_index),
-        max_tokens=endpoint.default_max_tokens,
     )
     prompt_text = request.text_for_counting()
     try:
