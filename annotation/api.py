@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation import selectors, services
+from annotation import api_schema, selectors, services
 from annotation.models import Consensus, Review, ReviewAssignment, TauAssignment, TauLabel
 from annotation.permissions import IsAnnotator, UsesAnnotation
 from annotation.services.queue import AnnotationError
@@ -84,6 +86,7 @@ def _tau_label_data(label: TauLabel) -> dict[str, Any]:
 class QueueView(APIView):
     permission_classes = [IsAnnotator]
 
+    @extend_schema(responses={200: api_schema.QueueSummaryOut})
     def get(self, request: Request) -> Response:
         s = selectors.queue_summary(user=request.user)
         return Response(
@@ -108,6 +111,15 @@ class NextView(APIView):
 
     permission_classes = [IsAnnotator]
 
+    @extend_schema(
+        request=None,
+        parameters=[OpenApiParameter("kind", OpenApiTypes.STR, OpenApiParameter.PATH, enum=["review", "tau"])],
+        responses={
+            200: api_schema.NextAssignmentOut,
+            204: OpenApiResponse(description="Nothing is waiting for you."),
+            404: OpenApiResponse(description="kind is neither review nor tau."),
+        },
+    )
     def post(self, request: Request, kind: str) -> Response:
         if kind not in ("review", "tau"):
             raise NotFound("kind is review or tau")
@@ -121,6 +133,7 @@ class NextView(APIView):
 class MyAssignmentsView(APIView):
     permission_classes = [IsAnnotator]
 
+    @extend_schema(responses={200: api_schema.MyAssignmentsOut})
     def get(self, request: Request) -> Response:
         reviews = selectors.my_review_assignments(user=request.user)[:200]
         taus = selectors.my_tau_assignments(user=request.user)[:200]
@@ -134,6 +147,7 @@ class ReviewAssignmentView(APIView):
 
     permission_classes = [IsAnnotator]
 
+    @extend_schema(responses={200: api_schema.ReviewAssignmentOut})
     def get(self, request: Request, pk: int) -> Response:
         assignment = selectors.review_assignment_get(user=request.user, pk=pk)
         if assignment is None:
@@ -144,6 +158,7 @@ class ReviewAssignmentView(APIView):
 class ReviewSubmitView(APIView):
     permission_classes = [IsAnnotator]
 
+    @extend_schema(request=ReviewSubmitSerializer, responses={201: ReviewSerializer, 400: OpenApiTypes.OBJECT})
     def post(self, request: Request, pk: int) -> Response:
         assignment = selectors.review_assignment_get(user=request.user, pk=pk)
         if assignment is None:
@@ -160,6 +175,7 @@ class ReviewSubmitView(APIView):
 class TauAssignmentView(APIView):
     permission_classes = [IsAnnotator]
 
+    @extend_schema(responses={200: api_schema.TauAssignmentOut})
     def get(self, request: Request, pk: int) -> Response:
         assignment = selectors.tau_assignment_get(user=request.user, pk=pk)
         if assignment is None:
@@ -170,6 +186,7 @@ class TauAssignmentView(APIView):
 class TauSubmitView(APIView):
     permission_classes = [IsAnnotator]
 
+    @extend_schema(request=TauSubmitSerializer, responses={201: api_schema.TauLabelOut, 400: OpenApiTypes.OBJECT})
     def post(self, request: Request, pk: int) -> Response:
         assignment = selectors.tau_assignment_get(user=request.user, pk=pk)
         if assignment is None:
@@ -198,6 +215,7 @@ class ConsensusView(APIView):
 
     permission_classes = [UsesAnnotation]
 
+    @extend_schema(responses={200: api_schema.ConsensusOut, 403: OpenApiTypes.OBJECT})
     def get(self, request: Request, pk: int) -> Response:
         view = _consensus_or_refuse(request, pk)
         return Response(
@@ -231,6 +249,7 @@ class ConsensusView(APIView):
 class ConsensusDecideView(APIView):
     permission_classes = [UsesAnnotation]
 
+    @extend_schema(request=DecideSerializer, responses={201: api_schema.DecisionOut, 403: OpenApiTypes.OBJECT})
     def post(self, request: Request, pk: int) -> Response:
         view = _consensus_or_refuse(request, pk)
         data = DecideSerializer(data=request.data)

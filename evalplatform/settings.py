@@ -163,6 +163,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Datasets, runs, generations, scores and annotation of evalplatform.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Two models have a "kind" and a "status" each: name their enums after the model.
+    "ENUM_NAME_OVERRIDES": {
+        "DatasetKindEnum": "evalplatform.corpus.models.Dataset.Kind",
+        "RunStatusEnum": "evalplatform.runs.models.Run.Status",
+    },
 }
 
 # Imports: the largest file accepted, in bytes (documented in the README).

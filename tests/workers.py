@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -20,6 +21,20 @@ def test_database_url() -> str:
         return f"sqlite:///{db['NAME']}"
     password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
     return f"postgres://{db['USER']}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def fresh_queue(prefix: str) -> str:
+    """A queue name no earlier test run used. A worker killed with SIGKILL leaves its unacknowledged
+    messages in the broker, which hands them out again once the visibility timeout has passed (an hour on
+    Redis); on a shared queue name they would reach the next run's worker and point at rows of a database
+    that no longer exists."""
+    return f"{prefix}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
+def purge_queue(queue: str) -> None:
+    """Drop what is still waiting on ``queue`` once its test is over."""
+    with app.connection_for_write() as connection:
+        connection.default_channel.queue_purge(queue)
 
 
 def start_worker(queue: str) -> subprocess.Popen[bytes]:

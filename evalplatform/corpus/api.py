@@ -79,6 +79,8 @@ class ContextListView(generics.ListAPIView):
     filterset_fields = ["key"]
 
     def get_queryset(self) -> QuerySet[Context]:
+        if getattr(self, "swagger_fake_view", False):  # the schema generator, with no URL arguments
+            return Context.objects.none()
         dataset = visible_dataset_or_404(self.request, self.kwargs["name"])
         return Context.objects.filter(dataset=dataset).prefetch_related("alterations").order_by("position", "pk")
 
@@ -97,6 +99,8 @@ class QuestionListView(generics.ListAPIView):
     filterset_class = QuestionFilter
 
     def get_queryset(self) -> QuerySet[Question]:
+        if getattr(self, "swagger_fake_view", False):
+            return Question.objects.none()
         dataset = visible_dataset_or_404(self.request, self.kwargs["name"])
         return (
             Question.objects.filter(dataset=dataset)

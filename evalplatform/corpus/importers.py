@@ -54,6 +54,25 @@ def _first_present(record: Record, fields: tuple[str, ...]) -> str | None:
     return None
 
 
+LINE_KEY_HINT = "if the rows are distinct, key them by line (import_dataset --key-by-line)"
+
+
+def record_key(rec: Record, *, key_by_line: bool) -> str:
+    """The record's key: its ``id``, or with ``key_by_line`` its line (``line-12``), the file's own id then
+    kept as ``source_id``. Some published files repeat ids for distinct rows (the S3KG authors' MRPC and
+    STS12 graph files do), which are refused unless keyed by line."""
+    if not key_by_line:
+        key = rec.key()
+    else:
+        key = rec.label.replace(" ", "-")
+        if rec.obj.get("id") is not None:
+            if "source_id" in rec.obj:
+                raise rec.error("source_id", "is where a line-keyed import keeps the file's id: rename the field")
+            rec.obj["source_id"] = rec.key()
+    rec.label = f"{rec.label} (id={key})"
+    return key
+
+
 def parse_graph(record: Record, field: str) -> list[list[str]] | None:
     """The graph in ``field`` as a list of [head, relation, tail] raw labels; None when absent.
 
@@ -127,7 +146,7 @@ def parse_dkd(path: Path, limit: int) -> DatasetPayload:
         description=top.string("description", required=False),
     )
     context_keys = KeyRegistry("context id")
-    question_keys = KeyRegistry("question id")
+    question_keys = KeyRegistry("question id", hint=LINE_KEY_HINT)
     contexts = top.object_list("contexts", required=True)
     if not contexts:
         raise top.error("contexts", "must hold at least one context")
@@ -175,7 +194,7 @@ def parse_dkd_dir(path: Path, limit: int) -> DatasetPayload:
         context_keys.add(key, rec)
         contexts[key] = ContextData(key=key, topic=rec.string("topic", required=False), text=rec.string("context"))
         payload.contexts.append(contexts[key])
-    question_keys = KeyRegistry("question id")
+    question_keys = KeyRegistry("question id", hint=LINE_KEY_HINT)
     questions_file = path / "dkd_questions.jsonl"
     for label, obj in read_json_lines(questions_file, limit):
         rec = Record(obj, str(questions_file), label)
@@ -206,16 +225,15 @@ QA_KNOWN_FIELDS = {
 }
 
 
-def parse_qa_jsonl(path: Path, limit: int) -> DatasetPayload:
+def parse_qa_jsonl(path: Path, limit: int, key_by_line: bool = False) -> DatasetPayload:
     """One question per line. Questions sharing a ``context_id`` (or, without one, the same context text)
     share one context; a context without an id is keyed by the id of its first question."""
     payload = DatasetPayload(kind="qa", name=path.stem)
     contexts: dict[str, ContextData] = {}
-    question_keys = KeyRegistry("question id")
+    question_keys = KeyRegistry("question id", hint=LINE_KEY_HINT)
     for label, obj in read_json_lines(path, limit):
         rec = Record(obj, str(path), label)
-        key = rec.key()
-        rec.label = f"{label} (id={key})"
+        key = record_key(rec, key_by_line=key_by_line)
         question_keys.add(key, rec)
         text = rec.string("context")
         explicit = rec.string("context_id", required=False)
@@ -261,13 +279,12 @@ def parse_qa_jsonl(path: Path, limit: int) -> DatasetPayload:
 PAIR_KNOWN_FIELDS = {"id", "text_a", "text_b", "label", "score", *PAIR_GRAPH_FIELDS}
 
 
-def parse_pairs_jsonl(path: Path, limit: int) -> DatasetPayload:
+def parse_pairs_jsonl(path: Path, limit: int, key_by_line: bool = False) -> DatasetPayload:
     payload = DatasetPayload(kind="pairs", name=path.stem)
-    keys = KeyRegistry("pair id")
+    keys = KeyRegistry("pair id", hint=LINE_KEY_HINT)
     for label, obj in read_json_lines(path, limit):
         rec = Record(obj, str(path), label)
-        key = rec.key()
-        rec.label = f"{label} (id={key})"
+        key = record_key(rec, key_by_line=key_by_line)
         keys.add(key, rec)
         payload.pairs.append(
             PairData(
@@ -330,9 +347,22 @@ PARSERS: dict[str, Callable[[Path, int], DatasetPayload]] = {
 }
 
 
-def parse_file(path: Path, fmt: str, *, limit: int) -> DatasetPayload:
+# The line-per-record formats, whose records can be keyed by line instead of by id.
+LINE_KEYED_PARSERS: dict[str, Callable[[Path, int, bool], DatasetPayload]] = {
+    "qa-jsonl": parse_qa_jsonl,
+    "pairs-jsonl": parse_pairs_jsonl,
+}
+
+
+def parse_file(path: Path, fmt: str, *, limit: int, key_by_line: bool = False) -> DatasetPayload:
     if fmt not in PARSERS:
         raise DatasetImportError(str(path), f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
+    if key_by_line:
+        if fmt not in LINE_KEYED_PARSERS:
+            raise DatasetImportError(
+                str(path), f"records can be keyed by line in {', '.join(LINE_KEYED_PARSERS)} only, not in {fmt}"
+            )
+        return LINE_KEYED_PARSERS[fmt](path, limit, True)
     return PARSERS[fmt](path, limit)
 
 

@@ -145,11 +145,13 @@ class Record:
 class KeyRegistry:
     """Refuses a key seen before in the same scope."""
 
-    def __init__(self, what: str):
+    def __init__(self, what: str, *, hint: str = ""):
         self.what = what
+        self.hint = hint
         self.seen: dict[str, str] = {}
 
     def add(self, key: str, record: Record, field: str = "id") -> None:
         if key in self.seen:
-            raise record.error(field, f"{self.what} '{key}' repeats the one at {self.seen[key]}")
+            hint = f"; {self.hint}" if self.hint else ""
+            raise record.error(field, f"{self.what} '{key}' repeats the one at {self.seen[key]}{hint}")
         self.seen[key] = record.label

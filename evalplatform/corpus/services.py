@@ -130,9 +130,11 @@ def dataset_import_file(
     replace: bool = False,
     actor: User | None = None,
     project: str | None = None,
+    key_by_line: bool = False,
 ) -> Dataset:
-    """Parse and validate a file, then write it with :func:`dataset_import`. Nothing is written on error."""
-    payload = parse_file(path, import_format, limit=settings.MAX_IMPORT_BYTES)
+    """Parse and validate a file, then write it with :func:`dataset_import`. Nothing is written on error.
+    ``key_by_line`` keys a JSONL file's records by line, for files whose ids repeat across distinct rows."""
+    payload = parse_file(path, import_format, limit=settings.MAX_IMPORT_BYTES, key_by_line=key_by_line)
     dataset_name = name or payload.name
     if not dataset_name:
         raise DatasetImportError(str(path), "no dataset name: give --name")

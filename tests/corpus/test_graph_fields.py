@@ -76,3 +76,48 @@ def test_paper_graph_file_imports_with_its_graphs(shared_data: Path, tmp_path: P
     assert question.metadata["llm_answer"] == first["llm_answer"]
     assert Question.objects.filter(dataset__name="pubmed10").count() == 10
     assert not TextPair.objects.exists()
+
+
+def _repeated_ids(tmp_path: Path) -> Path:
+    """Two distinct rows under one id, the way the S3KG authors' MRPC file carries its pair 301."""
+    rows = [
+        {"id": "301", "text_a": "A beat B.", "text_b": "B lost to A.", "label": 1, "kg_a": []},
+        {"id": "7", "text_a": "C met D.", "text_b": "D saw C.", "label": 0},
+        {"id": "301", "text_a": "A beat B.", "text_b": "B lost to A.", "label": 1, "kg_a": [["a", "beat", "b"]]},
+    ]
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_repeated_ids_are_refused_with_a_pointer_to_keying_by_line(tmp_path: Path) -> None:
+    with pytest.raises(DatasetImportError) as info:
+        parse_file(_repeated_ids(tmp_path), "pairs-jsonl", limit=LIMIT)
+    assert info.value.record == "line 3 (id=301)"
+    assert "repeats the one at line 1 (id=301)" in info.value.detail
+    assert "--key-by-line" in info.value.detail
+
+
+@pytest.mark.django_db
+def test_key_by_line_keeps_every_row_and_the_files_own_id(tmp_path: Path) -> None:
+    call_command("import_dataset", str(_repeated_ids(tmp_path)), format="pairs-jsonl", name="rep", key_by_line=True)
+    pairs = {p.key: p for p in TextPair.objects.filter(dataset__name="rep")}
+    assert sorted(pairs) == ["line-1", "line-2", "line-3"]
+    assert [pairs[k].metadata["source_id"] for k in ("line-1", "line-2", "line-3")] == ["301", "7", "301"]
+    assert pairs["line-1"].metadata["kg_a"] == [] and pairs["line-3"].metadata["kg_a"] == [["a", "beat", "b"]]
+
+
+def test_key_by_line_applies_to_the_line_formats_only(tmp_path: Path) -> None:
+    path = tmp_path / "d.json"
+    path.write_text("{}")
+    with pytest.raises(DatasetImportError, match="keyed by line in qa-jsonl, pairs-jsonl only, not in dkd"):
+        parse_file(path, "dkd", limit=LIMIT, key_by_line=True)
+
+
+def test_key_by_line_will_not_overwrite_a_source_id_field(tmp_path: Path) -> None:
+    path = tmp_path / "qa.jsonl"
+    record = {"id": "q1", "source_id": "x", "question": "Q?", "context": "C.", "gold_answer": "G."}
+    path.write_text(json.dumps(record) + "\n")
+    with pytest.raises(DatasetImportError) as info:
+        parse_file(path, "qa-jsonl", limit=LIMIT, key_by_line=True)
+    assert (info.value.record, info.value.field) == ("line 1", "source_id")

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from evalplatform.corpus.services import dataset_import_file
 from evalplatform.runs.models import Run
@@ -102,3 +102,23 @@ def test_bench_similarity_given_graphs_json_and_rows(tmp_path: Path) -> None:
     assert PairScore.objects.get(run=run, method="s3kg", pair__key="a").value == pytest.approx(1.0)
     assert PairScore.objects.get(run=run, method="s3kg", pair__key="d").value == 0.0
     assert PairScore.objects.filter(run=run, method="minilm").count() == 4
+
+
+def test_bench_similarity_given_keys_repeated_ids_by_line_when_asked(tmp_path: Path) -> None:
+    # The authors' MRPC file carries pair 301 twice, with different graphs: two rows, both benchmarked.
+    row = {"id": "301", "text_a": "A beat B.", "text_b": "B lost to A.", "label": 1}
+    pairs = [
+        {**row, "kg_a": [["A", "beat", "B"]], "kg_b": [["A", "beat", "B"]]},
+        {"id": "9", "text_a": "E is red.", "text_b": "F sings.", "label": 0, "kg_a": [["E", "is", "red"]], "kg_b": []},
+        {**row, "kg_a": [["he", "wrote", "text"]], "kg_b": [["A", "beat", "B"]]},
+    ]
+    path = write_jsonl(tmp_path / "repeated.jsonl", pairs)
+    with pytest.raises(CommandError, match=r"pair id '301' repeats the one at line 1 .*--key-by-line"):
+        call_command("bench_similarity", pairs=path, extractor="given")
+    out = tmp_path / "bench.json"
+    call_command("bench_similarity", pairs=path, extractor="given", key_by_line=True, json=out)
+    assert json.loads(out.read_text())["n"] == 3
+    run = Run.objects.get(kind=Run.Kind.SIMILARITY_BENCHMARK)
+    scores = dict(PairScore.objects.filter(run=run, method="s3kg").values_list("pair__key", "value"))
+    assert scores["line-1"] == pytest.approx(1.0) and scores["line-2"] == 0.0
+    assert scores["line-3"] < 1.0

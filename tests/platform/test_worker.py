@@ -11,20 +11,24 @@ import pytest
 from evalplatform.celery import app
 from evalplatform.corpus.models import Dataset
 from tests.conftest import SAMPLE_DKD
-from tests.workers import start_worker, tasks_not_eager
+from tests.workers import fresh_queue, purge_queue, start_worker, tasks_not_eager
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
 
 
+QUEUE = fresh_queue("test-worker")
+
+
 @pytest.fixture
 def worker() -> Iterator[subprocess.Popen[bytes]]:
-    process = start_worker("test-worker")
+    process = start_worker(QUEUE)
     yield process
     process.send_signal(signal.SIGTERM)
     try:
         process.wait(timeout=30)
     except subprocess.TimeoutExpired:
         process.kill()
+    purge_queue(QUEUE)
 
 
 @pytest.fixture
@@ -34,9 +38,7 @@ def not_eager() -> Iterator[None]:
 
 
 def test_worker_process_imports_a_dataset_into_the_database(worker: subprocess.Popen[bytes], not_eager: None) -> None:
-    result = app.send_task(
-        "corpus.import_dataset_file", args=[str(SAMPLE_DKD), "dkd", "via-worker"], queue="test-worker"
-    )
+    result = app.send_task("corpus.import_dataset_file", args=[str(SAMPLE_DKD), "dkd", "via-worker"], queue=QUEUE)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not Dataset.objects.filter(name="via-worker").exists():
         assert worker.poll() is None, "the worker exited"

@@ -16,10 +16,10 @@ from evalplatform.runs.models import Generation, ModelEndpoint, Run
 from evalplatform.runs.services import run_launch, run_resume
 from scoring.models import GenerationScore
 from tests.runs.judge_server import JudgeServer
-from tests.workers import start_worker, tasks_not_eager
+from tests.workers import fresh_queue, purge_queue, start_worker, tasks_not_eager
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
-QUEUE = "test-resume"
+QUEUE = fresh_queue("test-resume")
 
 
 @pytest.fixture
@@ -35,6 +35,7 @@ def killable_worker() -> Iterator[Callable[[], subprocess.Popen[bytes]]]:
         if process.poll() is None:
             process.kill()
             process.wait(timeout=30)
+    purge_queue(QUEUE)
 
 
 def _wait(condition: Callable[[], bool], seconds: float, what: str) -> None:

@@ -82,9 +82,17 @@ def test_browser_launch_watch_progress_and_see_the_plots(
     seen: list[str] = []
 
     def finished(driver: Any) -> bool:
-        element = driver.find_element(By.ID, f"progress-{run.pk}")
-        seen.append(element.get_attribute("data-percent"))
-        return element.get_attribute("data-status") == "done" and element.get_attribute("data-percent") == "100"
+        # Both attributes are read in one script: the page reloads itself when the run is done, and an
+        # element looked up before the reload would be stale by the time its second attribute is read.
+        state = driver.execute_script(
+            "const e = document.getElementById(arguments[0]);return e ? [e.dataset.status, e.dataset.percent] : null;",
+            f"progress-{run.pk}",
+        )
+        if state is None:  # between the old page and the reloaded one
+            return False
+        status, percent = state
+        seen.append(percent)
+        return bool(status == "done" and percent == "100")
 
     WebDriverWait(browser, 90, poll_frequency=0.3).until(finished)
     for thread in tasks_in_a_thread:

@@ -1,10 +1,11 @@
 """python manage.py bench_similarity --pairs FILE.jsonl --extractor dependency|llm[:ENDPOINT]|given
-[--alpha-sweep] [--json FILE]
+[--alpha-sweep] [--encoder DIR] [--key-by-line] [--json FILE]
 
 Imports the pairs file as a pairs dataset named after it (or uses it when already imported), scores every
 labelled pair with every method and prints, per method, the max F1 over a threshold sweep with its
 threshold, precision and recall there, and AUROC. ``--extractor llm`` uses the ``local`` endpoint;
-``llm:NAME`` another one; ``given`` the pairs' own ``kg_a`` / ``kg_b``."""
+``llm:NAME`` another one; ``given`` the pairs' own ``kg_a`` / ``kg_b``. ``--key-by-line`` imports a file
+whose ids repeat across distinct rows (the S3KG authors' MRPC and STS12 graph files)."""
 
 import json
 import re
@@ -44,6 +45,11 @@ class Command(BaseCommand):
         parser.add_argument("--alpha-sweep", action="store_true", help="Also alpha 0.0..1.0 per variant.")
         parser.add_argument("--encoder", default=None, help="Sentence-transformers directory for S3KG.")
         parser.add_argument("--json", type=Path, help="Write {n, methods} as JSON to this file.")
+        parser.add_argument(
+            "--key-by-line",
+            action="store_true",
+            help="Key the pairs by line when importing (for files whose ids repeat across distinct rows).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         extractor = options["extractor"]
@@ -51,7 +57,7 @@ class Command(BaseCommand):
             extractor = "llm:local"
         if extractor not in ("dependency", "given") and not extractor.startswith("llm:"):
             raise CommandError("--extractor must be dependency, llm, llm:ENDPOINT or given")
-        dataset = self._dataset(options["pairs"])
+        dataset = self._dataset(options["pairs"], key_by_line=options["key_by_line"])
         try:
             run, summary = similarity_benchmark_run(
                 dataset=dataset,
@@ -71,12 +77,12 @@ class Command(BaseCommand):
             options["json"].write_text(json.dumps(payload, indent=2))
             self.stdout.write(f"wrote {options['json']}")
 
-    def _dataset(self, path: Path) -> Dataset:
+    def _dataset(self, path: Path, *, key_by_line: bool) -> Dataset:
         name = re.sub(r"[^A-Za-z0-9_-]+", "-", path.stem)[:120].strip("-") or "pairs"
         existing = Dataset.objects.filter(name=name).first()
         if existing is not None:
             return existing
         try:
-            return dataset_import_file(path=path, import_format="pairs-jsonl", name=name)
+            return dataset_import_file(path=path, import_format="pairs-jsonl", name=name, key_by_line=key_by_line)
         except DatasetImportError as exc:
             raise CommandError(str(exc)) from None

@@ -1,4 +1,4 @@
-"""python manage.py import_dataset FILE --format FORMAT --name NAME [--replace]"""
+"""python manage.py import_dataset FILE --format FORMAT --name NAME [--replace] [--key-by-line]"""
 
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,11 @@ class Command(BaseCommand):
         parser.add_argument("--replace", action="store_true", help="Replace a dataset of the same name.")
         parser.add_argument("--project", help="Project whose researchers see the dataset (created if new).")
         parser.add_argument(
+            "--key-by-line",
+            action="store_true",
+            help="qa-jsonl, pairs-jsonl: key records by line (line-N), keeping the file's id as source_id.",
+        )
+        parser.add_argument(
             "--skip-existing", action="store_true", help="Do nothing (and succeed) if the dataset exists already."
         )
 
@@ -36,6 +41,7 @@ class Command(BaseCommand):
                 name=options["name"],
                 replace=options["replace"],
                 project=options["project"],
+                key_by_line=options["key_by_line"],
             )
         except DatasetImportError as exc:
             raise CommandError(str(exc)) from None
