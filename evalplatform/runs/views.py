@@ -18,6 +18,7 @@ from evalplatform.runs import plots, selectors, services
 from evalplatform.runs.models import Run
 from evalplatform.runs.results import TABLE_METRICS, context_correlations, error_class_rows, result_rows
 from evalplatform.runs.spec import CONDITIONS, RunSpec, SpecError
+from evalplatform.throttling import page_throttle_wait
 
 GENERATIONS_PER_PAGE = 50
 SVG = "image/svg+xml"
@@ -83,6 +84,14 @@ def run_launch(request: HttpRequest) -> HttpResponse:
     initial = {"dataset": request.GET.get("dataset", "")}
     form = LaunchForm(request.POST or None, user=request.user, initial=initial)
     estimate = None
+    if request.method == "POST" and request.POST.get("action") == "launch":
+        wait = page_throttle_wait(request, "run_launch")  # one allowance with the API's launches
+        if wait is not None:
+            form.is_valid()
+            form.add_error(None, f"You have launched too many runs for now; try again in {wait} s.")
+            response = render(request, "runs/launch.html", {"form": form, "estimate": None}, status=429)
+            response["Retry-After"] = str(wait)
+            return response
     if request.method == "POST" and form.is_valid():
         dataset = datasets_visible_to(request.user).get(name=form.cleaned_data["dataset"])
         try:

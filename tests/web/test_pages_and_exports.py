@@ -125,6 +125,28 @@ def test_launch_page_shows_the_estimate_before_launching(world: World, django_ca
     assert run.spec["temperatures"] == [0.2, 0.7] and run.generations.count() == 8
 
 
+def test_launch_page_shares_the_run_launch_allowance_with_the_api(
+    world: World, settings, django_capture_on_commit_callbacks
+) -> None:
+    settings.REST_FRAMEWORK = settings.REST_FRAMEWORK | {
+        "DEFAULT_THROTTLE_RATES": settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] | {"run_launch": "2/hour"}
+    }
+    client = client_for(world, "researcher")
+    form = {"dataset": "dkd-mini", "models": ["cand"], "temperatures": "0.2", "conditions": ["divergent"], "samples": 1}
+    assert client.post("/api/runs/", {"dataset": "x", "models": ["y"]}, format="json").status_code == 400
+    with django_capture_on_commit_callbacks(execute=False):
+        assert client.post("/runs/launch/", form | {"action": "launch"}).status_code == 302
+        estimate = client.post("/runs/launch/", form | {"action": "estimate"})  # an estimate launches nothing
+        assert estimate.status_code == 200
+        refused = client.post("/runs/launch/", form | {"action": "launch"})
+    assert refused.status_code == 429 and 1 <= int(refused["Retry-After"]) <= 3600
+    assert "launched too many runs" in refused.content.decode()
+    assert Run.objects.count() == 3  # the world's two and the one launch allowed
+    other = client_for(world, "admin")  # counted per user
+    with django_capture_on_commit_callbacks(execute=False):
+        assert other.post("/runs/launch/", form | {"action": "launch"}).status_code == 302
+
+
 def test_launch_api_refuses_unknown_models_with_400(world: World) -> None:
     client = client_for(world, "researcher")
     response = client.post("/api/runs/", {"dataset": "dkd-mini", "models": ["nope"]}, format="json")
