@@ -4,7 +4,7 @@ exactly these fields."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import PolymorphicProxySerializer
+from drf_spectacular.utils import PolymorphicProxySerializer, inline_serializer
 from rest_framework import serializers
 
 from annotation.models import Consensus, Review
@@ -45,16 +45,21 @@ class AlterationOut(serializers.Serializer):
     divergent = serializers.CharField()
 
 
-class ReviewAssignmentOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    kind = serializers.ChoiceField(choices=["review"])
-    item = serializers.IntegerField()
-    status = serializers.CharField()
-    lease_expires_at = serializers.DateTimeField(allow_null=True)
-    question = QuestionRefOut()
-    context = serializers.CharField()
-    alterations = AlterationOut(many=True)
-    review = ReviewOut(allow_null=True, help_text="Your own review once submitted; never anyone else's.")
+# inline_serializer: "context" and "label" are attributes of every DRF Field, so they cannot be class attributes.
+ReviewAssignmentOut = inline_serializer(
+    name="ReviewAssignmentOut",
+    fields={
+        "id": serializers.IntegerField(),
+        "kind": serializers.ChoiceField(choices=["review"]),
+        "item": serializers.IntegerField(),
+        "status": serializers.CharField(),
+        "lease_expires_at": serializers.DateTimeField(allow_null=True),
+        "question": QuestionRefOut(),
+        "context": serializers.CharField(),
+        "alterations": AlterationOut(many=True),
+        "review": ReviewOut(allow_null=True, help_text="Your own review once submitted; never anyone else's."),
+    },
+)
 
 
 class TauLabelOut(serializers.Serializer):
@@ -63,15 +68,19 @@ class TauLabelOut(serializers.Serializer):
     gold_errors = serializers.DictField(child=serializers.CharField())
 
 
-class TauAssignmentOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    kind = serializers.ChoiceField(choices=["tau"])
-    item = serializers.IntegerField()
-    status = serializers.CharField()
-    lease_expires_at = serializers.DateTimeField(allow_null=True)
-    answer = serializers.JSONField(help_text="The answer's triplets, [[head, relation, tail], ...].")
-    gold = serializers.JSONField(help_text="The gold answer's triplets.")
-    label = TauLabelOut(allow_null=True, help_text="Your own label once submitted; never anyone else's.")
+TauAssignmentOut = inline_serializer(
+    name="TauAssignmentOut",
+    fields={
+        "id": serializers.IntegerField(),
+        "kind": serializers.ChoiceField(choices=["tau"]),
+        "item": serializers.IntegerField(),
+        "status": serializers.CharField(),
+        "lease_expires_at": serializers.DateTimeField(allow_null=True),
+        "answer": serializers.JSONField(help_text="The answer's triplets, [[head, relation, tail], ...]."),
+        "gold": serializers.JSONField(help_text="The gold answer's triplets."),
+        "label": TauLabelOut(allow_null=True, help_text="Your own label once submitted; never anyone else's."),
+    },
+)
 
 
 NextAssignmentOut = PolymorphicProxySerializer(

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 
 from django.conf import settings
 from django.db import connection
+from kombu import Queue
 
 from evalplatform.celery import app
 from tests.conftest import REPO
@@ -34,7 +35,7 @@ def fresh_queue(prefix: str) -> str:
 def purge_queue(queue: str) -> None:
     """Drop what is still waiting on ``queue`` once its test is over."""
     with app.connection_for_write() as connection:
-        connection.default_channel.queue_purge(queue)
+        Queue(queue, channel=connection.default_channel).purge()
 
 
 def start_worker(queue: str) -> subprocess.Popen[bytes]:
