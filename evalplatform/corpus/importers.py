@@ -146,7 +146,7 @@ def parse_dkd(path: Path, limit: int) -> DatasetPayload:
         description=top.string("description", required=False),
     )
     context_keys = KeyRegistry("context id")
-    question_keys = KeyRegistry("question id", hint=LINE_KEY_HINT)
+    question_keys = KeyRegistry("question id")
     contexts = top.object_list("contexts", required=True)
     if not contexts:
         raise top.error("contexts", "must hold at least one context")
@@ -194,7 +194,7 @@ def parse_dkd_dir(path: Path, limit: int) -> DatasetPayload:
         context_keys.add(key, rec)
         contexts[key] = ContextData(key=key, topic=rec.string("topic", required=False), text=rec.string("context"))
         payload.contexts.append(contexts[key])
-    question_keys = KeyRegistry("question id", hint=LINE_KEY_HINT)
+    question_keys = KeyRegistry("question id")
     questions_file = path / "dkd_questions.jsonl"
     for label, obj in read_json_lines(questions_file, limit):
         rec = Record(obj, str(questions_file), label)
