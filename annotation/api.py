@@ -14,15 +14,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation import api_schema, selectors, services
-from annotation.models import Consensus, Review, ReviewAssignment, TauAssignment, TauLabel
+from annotation.models import Consensus, ReviewAssignment, TauAssignment, TauLabel
 from annotation.permissions import IsAnnotator, UsesAnnotation
 from annotation.services.queue import AnnotationError
-
-
-class ReviewSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = Review
-        fields = ["context_coherent", "question_valid", "ground_truth", "comment", "submitted_at"]
 
 
 class ReviewSubmitSerializer(serializers.Serializer):
@@ -61,7 +55,7 @@ def _review_assignment_data(assignment: ReviewAssignment) -> dict[str, Any]:
             {"field": a.field, "original": a.original, "divergent": a.divergent}
             for a in question.context.alterations.all()
         ],
-        "review": ReviewSerializer(own).data if own else None,
+        "review": api_schema.ReviewOut(own).data if own else None,
     }
 
 
@@ -158,7 +152,7 @@ class ReviewAssignmentView(APIView):
 class ReviewSubmitView(APIView):
     permission_classes = [IsAnnotator]
 
-    @extend_schema(request=ReviewSubmitSerializer, responses={201: ReviewSerializer, 400: OpenApiTypes.OBJECT})
+    @extend_schema(request=ReviewSubmitSerializer, responses={201: api_schema.ReviewOut, 400: OpenApiTypes.OBJECT})
     def post(self, request: Request, pk: int) -> Response:
         assignment = selectors.review_assignment_get(user=request.user, pk=pk)
         if assignment is None:
@@ -169,7 +163,7 @@ class ReviewSubmitView(APIView):
             review = services.review_submit(assignment=assignment, actor=request.user, **data.validated_data)  # type: ignore[arg-type]
         except AnnotationError as exc:
             raise ValidationError({"detail": str(exc)}) from exc
-        return Response(ReviewSerializer(review).data, status=status.HTTP_201_CREATED)
+        return Response(api_schema.ReviewOut(review).data, status=status.HTTP_201_CREATED)
 
 
 class TauAssignmentView(APIView):
@@ -228,7 +222,7 @@ class ConsensusView(APIView):
                     "status": view.item.question.status,
                 },
                 "reviews": [
-                    {"annotator": r.assignment.annotator.get_username(), **ReviewSerializer(r).data}
+                    {"annotator": r.assignment.annotator.get_username(), **api_schema.ReviewOut(r).data}
                     for r in view.reviews
                 ],
                 "decisions": [

@@ -1,6 +1,6 @@
 """The shapes the annotation API answers with, for /api/schema/: the views build these dicts themselves (through
-the blind selectors), so these serializers only describe them. tests/annotation checks that real answers carry
-exactly these fields."""
+the blind selectors), so these serializers describe them (ReviewOut also serialises a review). tests/annotation
+checks that real answers carry exactly these fields."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from annotation.models import Consensus, Review
 
 
 class ReviewOut(serializers.ModelSerializer):
+    """A review as the API answers it (also what api.py serialises with)."""
+
     class Meta:
         model = Review
         fields = ["context_coherent", "question_valid", "ground_truth", "comment", "submitted_at"]
