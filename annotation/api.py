@@ -3,7 +3,7 @@ consensus for reviewers, through the same blind selectors and services as the pa
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -17,6 +17,8 @@ from annotation import api_schema, selectors, services
 from annotation.models import Consensus, ReviewAssignment, TauAssignment, TauLabel
 from annotation.permissions import IsAnnotator, UsesAnnotation
 from annotation.services.queue import AnnotationError
+
+AssignmentT = TypeVar("AssignmentT", ReviewAssignment, TauAssignment)
 
 
 class ReviewSubmitSerializer(serializers.Serializer):
@@ -75,6 +77,13 @@ def _tau_assignment_data(assignment: TauAssignment) -> dict[str, Any]:
 
 def _tau_label_data(label: TauLabel) -> dict[str, Any]:
     return {"aligned": label.aligned, "answer_errors": label.answer_errors, "gold_errors": label.gold_errors}
+
+
+def _own(assignment: AssignmentT | None) -> AssignmentT:
+    """The caller's own assignment; 404 for anybody else's, exactly as for one that does not exist."""
+    if assignment is None:
+        raise NotFound("no such assignment of yours")
+    return assignment
 
 
 class QueueView(APIView):
@@ -143,9 +152,7 @@ class ReviewAssignmentView(APIView):
 
     @extend_schema(responses={200: api_schema.ReviewAssignmentOut})
     def get(self, request: Request, pk: int) -> Response:
-        assignment = selectors.review_assignment_get(user=request.user, pk=pk)
-        if assignment is None:
-            raise NotFound("no such assignment of yours")
+        assignment = _own(selectors.review_assignment_get(user=request.user, pk=pk))
         return Response(_review_assignment_data(assignment))
 
 
@@ -154,9 +161,7 @@ class ReviewSubmitView(APIView):
 
     @extend_schema(request=ReviewSubmitSerializer, responses={201: api_schema.ReviewOut, 400: OpenApiTypes.OBJECT})
     def post(self, request: Request, pk: int) -> Response:
-        assignment = selectors.review_assignment_get(user=request.user, pk=pk)
-        if assignment is None:
-            raise NotFound("no such assignment of yours")
+        assignment = _own(selectors.review_assignment_get(user=request.user, pk=pk))
         data = ReviewSubmitSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
@@ -171,9 +176,7 @@ class TauAssignmentView(APIView):
 
     @extend_schema(responses={200: api_schema.TauAssignmentOut})
     def get(self, request: Request, pk: int) -> Response:
-        assignment = selectors.tau_assignment_get(user=request.user, pk=pk)
-        if assignment is None:
-            raise NotFound("no such assignment of yours")
+        assignment = _own(selectors.tau_assignment_get(user=request.user, pk=pk))
         return Response(_tau_assignment_data(assignment))
 
 
@@ -182,9 +185,7 @@ class TauSubmitView(APIView):
 
     @extend_schema(request=TauSubmitSerializer, responses={201: api_schema.TauLabelOut, 400: OpenApiTypes.OBJECT})
     def post(self, request: Request, pk: int) -> Response:
-        assignment = selectors.tau_assignment_get(user=request.user, pk=pk)
-        if assignment is None:
-            raise NotFound("no such assignment of yours")
+        assignment = _own(selectors.tau_assignment_get(user=request.user, pk=pk))
         data = TauSubmitSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
