@@ -3,7 +3,6 @@
 from django.contrib import admin
 
 from annotation.models import (
-    AuditEvent,
     CalibrationItem,
     CalibrationLabel,
     Consensus,
@@ -38,19 +37,6 @@ class AssignmentAdmin(admin.ModelAdmin):
 class ConsensusAdmin(admin.ModelAdmin):
     list_display = ["question", "version", "decision", "rule", "decided_by", "decided_at"]
     readonly_fields = [f.name for f in Consensus._meta.fields]
-
-
-@admin.register(AuditEvent)
-class AuditEventAdmin(admin.ModelAdmin):
-    list_display = ["at", "actor", "action", "object_type", "object_id", "dataset"]
-    list_filter = ["action"]
-    readonly_fields = [f.name for f in AuditEvent._meta.fields]
-
-    def has_change_permission(self, request: object, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: object, obj: object = None) -> bool:
-        return False
 
 
 admin.site.register([Review, TauLabel, CalibrationItem, CalibrationLabel])

@@ -3,12 +3,14 @@ consensus for reviewers, through the same blind selectors and services as the pa
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any, TypeVar
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import APIException, NotFound, PermissionDenied, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -19,6 +21,7 @@ from annotation.permissions import IsAnnotator, UsesAnnotation
 from annotation.services.queue import AnnotationError
 
 AssignmentT = TypeVar("AssignmentT", ReviewAssignment, TauAssignment)
+ResultT = TypeVar("ResultT")
 
 
 class ReviewSubmitSerializer(serializers.Serializer):
@@ -77,6 +80,22 @@ def _tau_assignment_data(assignment: TauAssignment) -> dict[str, Any]:
 
 def _tau_label_data(label: TauLabel) -> dict[str, Any]:
     return {"aligned": label.aligned, "answer_errors": label.answer_errors, "gold_errors": label.gold_errors}
+
+
+def _submit(
+    request: Request,
+    serializer_class: type[serializers.Serializer],
+    submit: Callable[..., ResultT],
+    refuse: Callable[[str], APIException] = lambda message: ValidationError({"detail": message}),
+) -> ResultT:
+    """Validate the request body with ``serializer_class``, then call the service with its fields; a refusal of
+    the service (AnnotationError) becomes ``refuse(message)`` (400 by default)."""
+    data = serializer_class(data=request.data)
+    data.is_valid(raise_exception=True)
+    try:
+        return submit(actor=request.user, **data.validated_data)
+    except AnnotationError as exc:
+        raise refuse(str(exc)) from exc
 
 
 def _own(assignment: AssignmentT | None) -> AssignmentT:
@@ -162,12 +181,7 @@ class ReviewSubmitView(APIView):
     @extend_schema(request=ReviewSubmitSerializer, responses={201: api_schema.ReviewOut, 400: OpenApiTypes.OBJECT})
     def post(self, request: Request, pk: int) -> Response:
         assignment = _own(selectors.review_assignment_get(user=request.user, pk=pk))
-        data = ReviewSubmitSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            review = services.review_submit(assignment=assignment, actor=request.user, **data.validated_data)  # type: ignore[arg-type]
-        except AnnotationError as exc:
-            raise ValidationError({"detail": str(exc)}) from exc
+        review = _submit(request, ReviewSubmitSerializer, partial(services.review_submit, assignment=assignment))
         return Response(api_schema.ReviewOut(review).data, status=status.HTTP_201_CREATED)
 
 
@@ -186,12 +200,7 @@ class TauSubmitView(APIView):
     @extend_schema(request=TauSubmitSerializer, responses={201: api_schema.TauLabelOut, 400: OpenApiTypes.OBJECT})
     def post(self, request: Request, pk: int) -> Response:
         assignment = _own(selectors.tau_assignment_get(user=request.user, pk=pk))
-        data = TauSubmitSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            label = services.tau_label_submit(assignment=assignment, actor=request.user, **data.validated_data)  # type: ignore[arg-type]
-        except AnnotationError as exc:
-            raise ValidationError({"detail": str(exc)}) from exc
+        label = _submit(request, TauSubmitSerializer, partial(services.tau_label_submit, assignment=assignment))
         return Response(_tau_label_data(label), status=status.HTTP_201_CREATED)
 
 
@@ -247,10 +256,6 @@ class ConsensusDecideView(APIView):
     @extend_schema(request=DecideSerializer, responses={201: api_schema.DecisionOut, 403: OpenApiTypes.OBJECT})
     def post(self, request: Request, pk: int) -> Response:
         view = _consensus_or_refuse(request, pk)
-        data = DecideSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        try:
-            decision = services.consensus_decide(item=view.item, actor=request.user, **data.validated_data)  # type: ignore[arg-type]
-        except AnnotationError as exc:
-            raise PermissionDenied(str(exc)) from exc
+        decide = partial(services.consensus_decide, item=view.item)
+        decision = _submit(request, DecideSerializer, decide, refuse=PermissionDenied)
         return Response({"version": decision.version, "decision": decision.decision}, status=status.HTTP_201_CREATED)

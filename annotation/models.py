@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from evalplatform.corpus.models import Dataset, Question
+from evalplatform.corpus.models import Question
 from evalplatform.runs.models import Generation
 from scoring.models import GraphScore
 
@@ -226,31 +226,3 @@ class CalibrationLabel(models.Model):
 
     def __str__(self) -> str:
         return f"calibration label lav={self.lav} acc={self.acc} cm={self.cm}"
-
-
-class AuditEvent(models.Model):
-    """Who did what to which object, written in the same transaction as the change."""
-
-    actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    action = models.CharField(max_length=60, help_text="review.submit, tau.submit, consensus.decide...")
-    object_type = models.CharField(max_length=60)
-    object_id = models.PositiveBigIntegerField()
-    payload = models.JSONField(default=dict, blank=True)
-    dataset = models.ForeignKey(
-        Dataset,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-        help_text="Dataset the object belongs to, so that researchers see their projects' events.",
-    )
-    at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-at", "-pk"]
-        indexes = [models.Index(fields=["object_type", "object_id"])]
-
-    def __str__(self) -> str:
-        return f"{self.at:%Y-%m-%d %H:%M} {self.action} {self.object_type}:{self.object_id}"

@@ -8,13 +8,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import wraps
-from typing import Any
-
-from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.views import APIView
@@ -50,26 +43,6 @@ def submitted_on(user: AnyUser, item: ReviewItem) -> bool:
 
 def can_decide_consensus(user: AnyUser, item: ReviewItem) -> bool:
     return submitted_on(user, item) or reviewer_sees_item(user, item)
-
-
-ViewFunc = Callable[..., HttpResponse]
-
-
-def page_requires(check: Callable[[AnyUser], bool]) -> Callable[[ViewFunc], ViewFunc]:
-    """Pages: anonymous users go to the login page; signed-in users without the role get 403."""
-
-    def decorator(view: ViewFunc) -> ViewFunc:
-        @wraps(view)
-        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-            if not request.user.is_authenticated:
-                return redirect_to_login(request.get_full_path())
-            if not check(request.user):
-                raise PermissionDenied("your role does not give access to this page")
-            return view(request, *args, **kwargs)
-
-        return wrapped
-
-    return decorator
 
 
 class IsAnnotator(BasePermission):

@@ -11,7 +11,6 @@ from django.utils.safestring import SafeString
 
 from annotation.models import (
     AssignmentStatus,
-    AuditEvent,
     CalibrationItem,
     CalibrationLabel,
     Consensus,
@@ -186,19 +185,6 @@ def tau_labels_of(item: TauItem) -> list[TauLabel]:
     if item.state == ItemState.OPEN:
         raise NotOpenYet("TAU labels stay hidden until all three are submitted")
     return list(TauLabel.objects.filter(assignment__item=item).select_related("assignment__annotator").order_by("pk"))
-
-
-# -- audit -------------------------------------------------------------------------------------------
-
-
-def audit_events_visible_to(user: AnyUser) -> QuerySet[AuditEvent]:
-    """Admins: every event; researchers: events on the datasets they see; others: none."""
-    events = AuditEvent.objects.select_related("actor", "dataset")
-    if is_admin(user):
-        return events.all()
-    if is_reviewer(user):
-        return events.filter(dataset__in=datasets_visible_to(user))
-    return events.none()
 
 
 def calibration_next(*, user: AnyUser) -> CalibrationItem | None:

@@ -4,6 +4,7 @@ a service. CSRF protects every form (Django's middleware; each template carries 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
@@ -14,10 +15,11 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors, services
 from annotation.models import Consensus, TauLabel
-from annotation.permissions import can_annotate, can_use_annotation, is_reviewer, page_requires
+from annotation.permissions import can_annotate, can_use_annotation, is_reviewer
 from annotation.reports import calibration_report, tau_report
 from annotation.services.queue import AnnotationError
-from evalplatform.corpus.selectors import datasets_visible_to
+from evalplatform.corpus.selectors import audit_events_visible_to, datasets_visible_to
+from evalplatform.permissions import page_requires
 from evalplatform.runs.models import Run
 
 AUDIT_PAGE = 200
@@ -25,6 +27,20 @@ AUDIT_PAGE = 200
 
 def _user(request: HttpRequest) -> Any:
     return request.user
+
+
+def _refusal(submit: Callable[[], object], *refusals: type[Exception]) -> str:
+    """Run a submission; "" when it went through, else why it was refused (the form is shown again with it)."""
+    try:
+        submit()
+    except refusals as exc:
+        return str(exc)
+    return ""
+
+
+def _form(request: HttpRequest, template: str, context: dict[str, Any], error: str) -> HttpResponse:
+    """A form page, with the refusal of the last submission (400) and the user's input kept."""
+    return render(request, template, context | {"error": error}, status=400 if error else 200)
 
 
 @page_requires(can_use_annotation)
@@ -59,18 +75,18 @@ def review(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404("no such assignment of yours")
     error = ""
     if request.method == "POST":
-        try:
-            services.review_submit(
+        error = _refusal(
+            lambda: services.review_submit(
                 assignment=assignment,
                 actor=_user(request),
                 context_coherent=request.POST.get("context_coherent") == "yes",
                 question_valid=request.POST.get("question_valid") == "yes",
                 ground_truth=request.POST.get("ground_truth", ""),
                 comment=request.POST.get("comment", ""),
-            )
-        except AnnotationError as exc:
-            error = str(exc)
-        else:
+            ),
+            AnnotationError,
+        )
+        if not error:
             messages.success(request, "Review submitted.")
             return redirect("annotation:dashboard")
     question = assignment.item.question
@@ -79,9 +95,8 @@ def review(request: HttpRequest, pk: int) -> HttpResponse:
         "question": question,
         "context_html": selectors.highlight_divergent(question.context.text, list(question.context.alterations.all())),
         "own_review": selectors.own_review(assignment),
-        "error": error,
     }
-    return render(request, "annotation/review_form.html", context, status=400 if error else 200)
+    return _form(request, "annotation/review_form.html", context, error)
 
 
 @page_requires(can_use_annotation)
@@ -101,16 +116,16 @@ def consensus_detail(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404("no such item")
     error = ""
     if request.method == "POST":
-        try:
-            services.consensus_decide(
+        error = _refusal(
+            lambda: services.consensus_decide(
                 item=view.item,
                 actor=_user(request),
                 decision=request.POST.get("decision", ""),
                 ground_truth=request.POST.get("ground_truth", ""),
-            )
-        except AnnotationError as exc:
-            error = str(exc)
-        else:
+            ),
+            AnnotationError,
+        )
+        if not error:
             messages.success(request, "Decision recorded.")
             return redirect("annotation:consensus", pk=pk)
     question = view.item.question
@@ -119,9 +134,8 @@ def consensus_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "question": question,
         "context_html": selectors.highlight_divergent(question.context.text, list(question.context.alterations.all())),
         "decisions": Consensus.Decision.choices,
-        "error": error,
     }
-    return render(request, "annotation/consensus_detail.html", context, status=400 if error else 200)
+    return _form(request, "annotation/consensus_detail.html", context, error)
 
 
 @require_POST
@@ -142,7 +156,8 @@ def tau(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404("no such assignment of yours")
     error = ""
     if request.method == "POST":
-        try:
+
+        def submit() -> None:
             payload = json.loads(request.POST.get("label", "{}"))
             services.tau_label_submit(
                 assignment=assignment,
@@ -152,9 +167,9 @@ def tau(request: HttpRequest, pk: int) -> HttpResponse:
                 gold_errors=payload.get("gold_errors", {}),
                 comment=request.POST.get("comment", ""),
             )
-        except (AnnotationError, ValueError, TypeError, AttributeError) as exc:
-            error = str(exc)
-        else:
+
+        error = _refusal(submit, AnnotationError, ValueError, TypeError, AttributeError)
+        if not error:
             messages.success(request, "Alignment submitted.")
             return redirect("annotation:dashboard")
     item = assignment.item
@@ -164,9 +179,8 @@ def tau(request: HttpRequest, pk: int) -> HttpResponse:
         "gold_rows": list(enumerate(item.gold)),
         "own_label": selectors.own_tau_label(assignment),
         "error_types": TauLabel.ErrorType.choices,
-        "error": error,
     }
-    return render(request, "annotation/tau_form.html", context, status=400 if error else 200)
+    return _form(request, "annotation/tau_form.html", context, error)
 
 
 @page_requires(is_reviewer)
@@ -192,26 +206,26 @@ def calibration(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404("no such calibration item")
     error = ""
     if request.method == "POST":
-        try:
-            services.calibration_label_submit(
+        error = _refusal(
+            lambda: services.calibration_label_submit(
                 item=item,
                 annotator=_user(request),
                 lav=int(request.POST.get("lav", "")),
                 acc=float(request.POST.get("acc", "")),
                 cm=float(request.POST.get("cm", "")),
-            )
-        except (AnnotationError, ValueError) as exc:
-            error = str(exc)
-        else:
+            ),
+            AnnotationError,
+            ValueError,
+        )
+        if not error:
             messages.success(request, "Label saved.")
             return redirect("annotation:calibration-next")
     context = {
         "item": item,
         "generation": item.generation,
         "scale": ["0", "0.25", "0.5", "0.75", "1"],
-        "error": error,
     }
-    return render(request, "annotation/calibration_form.html", context, status=400 if error else 200)
+    return _form(request, "annotation/calibration_form.html", context, error)
 
 
 @page_requires(is_reviewer)
@@ -224,5 +238,5 @@ def calibration_run_report(request: HttpRequest, run_pk: int) -> HttpResponse:
 
 @page_requires(is_reviewer)
 def audit_log(request: HttpRequest) -> HttpResponse:
-    events = selectors.audit_events_visible_to(_user(request))[:AUDIT_PAGE]
+    events = audit_events_visible_to(_user(request))[:AUDIT_PAGE]
     return render(request, "annotation/audit_log.html", {"events": events})

@@ -15,8 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from evalplatform.llm.client import LLMClient
 from evalplatform.llm.local_server import ensure_local_server
-from evalplatform.llm.prompts import answer_template, answer_values
 from evalplatform.llm.providers.openai_provider import OpenAIProvider
+from scoring.cdke.prompts import answer_template, answer_values
 
 DKD = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "dkd"
 

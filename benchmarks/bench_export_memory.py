@@ -27,8 +27,8 @@ from django.core.management import call_command
 from django.db import connection
 
 from evalplatform.corpus.models import Context, Dataset, Question
-from evalplatform.runs.exports import export_run
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
+from scoring.exports import export_run
 from scoring.models import GenerationScore
 
 METRICS = ("lav", "acc", "cm", "fc", "ac")

@@ -33,8 +33,8 @@ from django.core.management import call_command
 from django.db import transaction
 
 from evalplatform.corpus.models import Dataset
+from evalplatform.runs.launch import run_launch
 from evalplatform.runs.models import ModelEndpoint
-from evalplatform.runs.services import run_launch
 from tests.runs.judge_server import JudgeServer
 
 MODELS, TEMPERATURES = 4, [0.0, 0.3, 0.7, 1.0]

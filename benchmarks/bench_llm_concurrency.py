@@ -19,10 +19,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evalplatform.llm.client import LLMClient
-from evalplatform.llm.judges import judge_call, parse_lav
-from evalplatform.llm.prompts import VALIDATE_ANSWER
 from evalplatform.llm.providers.openai_provider import OpenAIProvider
 from evalplatform.llm.ratelimit import EndpointLimiter
+from evalplatform.llm.structured import structured_call
+from scoring.cdke.prompts import VALIDATE_ANSWER
+from scoring.cdke.verdicts import parse_lav
 from tests.llm.fake_openai_server import FakeOpenAIServer, ok
 
 TARGET = 0.8
@@ -36,10 +37,10 @@ def run(n: int, concurrency: int, latency_s: float) -> float:
 
         def one(i: int) -> bool:
             values = {"question": f"Question {i}?", "ground_truth": "Tuesday", "answer": "Tuesday"}
-            outcome = judge_call(client, VALIDATE_ANSWER, parse_lav, model="fake", values=values, use_cache=False)
+            outcome = structured_call(client, VALIDATE_ANSWER, parse_lav, model="fake", values=values, use_cache=False)
             return outcome.status == "ok"
 
-        judge_call(
+        structured_call(
             client,
             VALIDATE_ANSWER,
             parse_lav,

@@ -56,3 +56,8 @@ def user_add_role(*, user: User, role: str) -> None:
     user.groups.add(group)
     if hasattr(user, "_role_names"):
         del user._role_names
+
+
+def signed_in_user(user: AnyUser | None) -> User | None:
+    """The user to record as the author of a change: a signed-in user, or None (anonymous, a command, a task)."""
+    return user if isinstance(user, User) and user.is_authenticated else None

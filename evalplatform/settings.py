@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "evalplatform.audit",
     "evalplatform.corpus",
     "evalplatform.runs",
     "annotation",

@@ -1,11 +1,19 @@
-"""Project-level pages: the home page and a health check."""
+"""Project-level pages: the home page, a health check, the admins' report, and the login page with a throttle
+on attempts (the 'login' rate of REST_FRAMEWORK's DEFAULT_THROTTLE_RATES, counted in the shared cache)."""
+
+from typing import Any
 
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import LoginView
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
+from evalplatform import reports
 from evalplatform.corpus.selectors import dataset_list_with_counts
+from evalplatform.permissions import page_requires
+from evalplatform.roles import is_admin
+from evalplatform.throttling import page_throttle_wait
 
 
 @login_required
@@ -18,3 +26,28 @@ def healthz(request: HttpRequest) -> JsonResponse:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
     return JsonResponse({"status": "ok"})
+
+
+@page_requires(is_admin)
+def report(request: HttpRequest) -> HttpResponse:
+    """Admins: counts per dataset and run, annotator throughput and agreement."""
+    context = {
+        "datasets": reports.dataset_counts(),
+        "runs": reports.run_counts(),
+        "annotators": reports.annotator_throughput(),
+        "agreement": reports.agreement(),
+    }
+    return render(request, "reporting/report.html", context)
+
+
+class ThrottledLoginView(LoginView):
+    """Django's LoginView; a client that posts more attempts than the login rate allows gets 429 with
+    Retry-After until its oldest attempt leaves the window."""
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        wait = page_throttle_wait(request, "login")
+        if wait is not None:
+            response = HttpResponse("Too many login attempts; try again later.", status=429)
+            response["Retry-After"] = str(wait)
+            return response
+        return super().post(request, *args, **kwargs)

@@ -5,9 +5,9 @@ import django_filters
 from django.db.models import QuerySet
 from rest_framework import generics, serializers
 
-from evalplatform.corpus.api import RESEARCHER_ONLY
-from evalplatform.runs.selectors import benchmark_results_visible_to
+from evalplatform.permissions import RESEARCHER_ONLY
 from scoring.models import BenchmarkResult
+from scoring.selectors import benchmark_results_visible_to
 
 
 class BenchmarkResultSerializer(serializers.ModelSerializer):

@@ -1,21 +1,25 @@
-"""Thin Celery tasks of the knowledge-graph pass. They take ids, return early when their work is done, call
-services and write under unique constraints; retries happen only on transient provider errors (the LLM
-extractor), with backoff and jitter. ``acks_late`` with ``reject_on_worker_lost`` redelivers the task of a
-killed worker; a redelivered task finds the GraphScores written and does nothing."""
-
-import logging
+"""Thin Celery tasks of S3KG's graph stage. They take ids, return early when their work is done, call services
+and write under unique constraints; retries happen only on transient provider errors (the LLM extractor), with
+backoff and jitter. ``acks_late`` with ``reject_on_worker_lost`` redelivers the task of a killed worker; a
+redelivered task finds the GraphScores written and does nothing. CDK-E's tasks are in ``scoring.cdke.tasks``
+(imported here so that a worker's autodiscovery of ``scoring.tasks`` registers them too)."""
 
 from celery import Task, shared_task
 
 from evalplatform.llm.errors import ProviderError, TransientProviderError
+from evalplatform.runs import selectors as run_selectors
+from evalplatform.runs import services as run_services
 from evalplatform.runs.models import Generation, Run
 from evalplatform.runs.spec import SpecError
-from evalplatform.runs.tasks import retry_countdown
+from evalplatform.runs.tasks import MAX_RETRIES, retry_countdown
+from scoring.cdke.tasks import generation_answer_task, generation_score_task
+from scoring.embeddings import get_encoder
+from scoring.kg_results import run_graphs_complete
+from scoring.kg_spec import KGSpec
+from scoring.services.graph_scores import graph_scores_compute, graph_scores_mark_failed
+from scoring.services.kg_runs import run_tau
 
-log = logging.getLogger(__name__)
-# Retries on transient provider errors only (the client already retried each call), rescheduled on a
-# worker with exponential backoff and jitter; an eager (inline) run marks the graph failed instead.
-MAX_RETRIES = 4
+__all__ = ["generation_answer_task", "generation_graph_task", "generation_score_task"]
 
 
 @shared_task(
@@ -30,17 +34,11 @@ MAX_RETRIES = 4
 def generation_graph_task(self: Task, generation_id: int) -> None:
     """Answer, gold and context graphs of one answered generation, GoldSim / CtxSim / CUS per variant of
     ``run.spec["kg"]``, then TAU once the run's last graph is in."""
-    from evalplatform.runs import services as run_services
-    from scoring.embeddings import get_encoder
-    from scoring.kg_spec import KGSpec
-    from scoring.services.graph_scores import graph_scores_compute, graph_scores_mark_failed
-    from scoring.services.kg_runs import run_graphs_complete, run_tau
-
     generation = Generation.objects.select_related("run", "question__context", "model").filter(pk=generation_id).first()
     if generation is None or generation.status != Generation.Status.DONE:
         return
     run = generation.run
-    if not run_services.run_is_active(run.pk) or not run.spec.get("kg"):
+    if not run_selectors.run_is_active(run.pk) or not run.spec.get("kg"):
         return
     try:
         kg = KGSpec.from_dict(run.spec["kg"])
@@ -63,15 +61,3 @@ def generation_graph_task(self: Task, generation_id: int) -> None:
     run_services.run_refresh_progress(run_id=run.pk)
     if run_graphs_complete(run):
         run_tau(run=run, kg=kg)
-
-
-@shared_task(name="scoring.run_graph_pass", acks_late=True, reject_on_worker_lost=True)
-def run_graph_pass_task(run_id: int, kg: dict[str, object]) -> None:
-    """A second knowledge-graph pass over an existing run (see ``scoring.services.kg_runs.run_graph_pass``)."""
-    from scoring.kg_spec import KGSpec
-    from scoring.services.kg_runs import run_graph_pass
-
-    run = Run.objects.filter(pk=run_id).first()
-    if run is None:
-        return
-    run_graph_pass(run=run, kg=KGSpec.from_dict(kg))

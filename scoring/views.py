@@ -6,10 +6,10 @@ from collections import defaultdict
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from annotation.permissions import page_requires
+from evalplatform.permissions import page_requires
 from evalplatform.roles import is_researcher
 from evalplatform.runs import plots
-from evalplatform.runs.selectors import benchmark_grid, benchmark_results_visible_to
+from scoring.selectors import benchmark_grid, benchmark_results_visible_to
 
 METRICS = {"f1": "max F1", "auroc": "AUROC"}
 

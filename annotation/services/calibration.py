@@ -9,8 +9,8 @@ from django.db import IntegrityError, transaction
 
 from annotation.agreement import QUARTER_SCALE
 from annotation.models import CalibrationItem, CalibrationLabel
-from annotation.services.audit import audit_record
 from annotation.services.queue import AnnotationError
+from evalplatform.audit.services import audit_record
 from evalplatform.runs.models import Generation, Run
 
 

@@ -25,8 +25,8 @@ from annotation.models import (
     ReviewItem,
 )
 from annotation.permissions import can_decide_consensus
-from annotation.services.audit import audit_record
 from annotation.services.queue import AnnotationError, assignment_mark_submitted, submitted_count
+from evalplatform.audit.services import audit_record
 from evalplatform.corpus.models import Question
 
 

@@ -13,8 +13,8 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from annotation.models import TAU_OVERLAP, ItemState, TauAssignment, TauItem, TauLabel
-from annotation.services.audit import audit_record
 from annotation.services.queue import AnnotationError, assignment_mark_submitted, submitted_count
+from evalplatform.audit.services import audit_record
 from evalplatform.runs.models import Generation
 from scoring.models import GraphScore
 

@@ -10,7 +10,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics
 from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
@@ -23,21 +22,10 @@ from evalplatform.corpus.serializers import (
     DatasetSerializer,
     QuestionSerializer,
 )
-from evalplatform.roles import is_researcher
+from evalplatform.corpus.services import dataset_export_record
+from evalplatform.permissions import RESEARCHER_ONLY
 
 EXPORT_SUFFIX = {"dkd": "json", "qa-jsonl": "jsonl", "pairs-jsonl": "jsonl"}
-
-
-class IsResearcher(BasePermission):
-    """Researchers and admins; annotators and users without a role are refused (403)."""
-
-    message = "Only researchers and admins use this part of the API."
-
-    def has_permission(self, request: Request, view: APIView) -> bool:
-        return bool(IsAuthenticated().has_permission(request, view) and is_researcher(request.user))
-
-
-RESEARCHER_ONLY = [IsAuthenticated, IsResearcher]
 
 
 def visible_dataset_or_404(request: Request, name: str) -> Dataset:
@@ -124,6 +112,7 @@ class DatasetExportView(APIView):
             chunks: Any = export_dataset(dataset, fmt)
         except ValueError as exc:
             raise ValidationError({"format": str(exc)}) from exc
+        dataset_export_record(dataset=dataset, fmt=fmt, actor=request.user)
         content_type = "application/json" if fmt == "dkd" else "application/x-ndjson"
         response = StreamingHttpResponse(chunks, content_type=f"{content_type}; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{dataset.name}.{EXPORT_SUFFIX[fmt]}"'

@@ -4,10 +4,11 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
 from django.db.models import ProtectedError
 
+from evalplatform.audit.services import audit_record
 from evalplatform.corpus.importers import parse_file
 from evalplatform.corpus.models import Alteration, Context, Dataset, Project, Question, TextPair
 from evalplatform.corpus.payload import DatasetPayload
@@ -119,7 +120,27 @@ def dataset_import(
         ],
         batch_size=2000,
     )
+    audit_record(
+        actor=actor,
+        action="dataset.import",
+        obj=dataset,
+        payload={
+            "format": import_format,
+            "source": dataset.source,
+            "replaced": existing is not None,
+            "contexts": len(contexts),
+            "questions": len(questions),
+            "pairs": len(payload.pairs),
+        },
+        dataset=dataset,
+    )
     return dataset
+
+
+@transaction.atomic
+def dataset_export_record(*, dataset: Dataset, fmt: str, actor: User | AnonymousUser | None) -> None:
+    """Record that a dataset left the platform (who, in which format)."""
+    audit_record(actor=actor, action="dataset.export", obj=dataset, payload={"format": fmt}, dataset=dataset)
 
 
 def dataset_import_file(

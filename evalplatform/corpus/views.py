@@ -5,11 +5,11 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from annotation.permissions import page_requires
 from evalplatform.corpus.highlight import highlight
 from evalplatform.corpus.models import Context
 from evalplatform.corpus.selectors import dataset_counts, datasets_visible_to
 from evalplatform.corpus.serializers import question_status_counts
+from evalplatform.permissions import page_requires
 from evalplatform.roles import is_researcher
 
 CONTEXTS_PER_PAGE = 10

@@ -9,7 +9,6 @@ same cached answer.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import threading
@@ -18,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+from evalplatform.hashing import text_hash
 from evalplatform.llm.types import LLMResponse
 
 KEY_SCHEMA = "evalplatform.llm.cache/v1"
@@ -32,7 +32,7 @@ def cache_key(provider: str, model: str, canonical_request: Mapping[str, Any], p
         "prompt_version": prompt_version,
     }
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return text_hash(text)
 
 
 class ResponseCache(Protocol):

@@ -16,12 +16,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from evalplatform.corpus.api import RESEARCHER_ONLY, visible_dataset_or_404
+from evalplatform.corpus.api import visible_dataset_or_404
 from evalplatform.corpus.models import Dataset
+from evalplatform.permissions import RESEARCHER_ONLY
 from evalplatform.runs import selectors, services
-from evalplatform.runs.exports import FORMATS, KINDS, export_run
+from evalplatform.runs.launch import run_launch, run_resume
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
-from evalplatform.runs.results import run_results_json
 from evalplatform.runs.serializers import (
     EndpointSerializer,
     EstimateSerializer,
@@ -32,6 +32,9 @@ from evalplatform.runs.serializers import (
     RunSerializer,
 )
 from evalplatform.runs.spec import RunSpec, SpecError
+from scoring import selectors as scoring_selectors
+from scoring.cdke.results import results_intervals, run_results_json
+from scoring.exports import FORMATS, KINDS, export_run
 
 
 def visible_run_or_404(request: Request, pk: int) -> Run:
@@ -90,10 +93,10 @@ class RunListView(generics.ListCreateAPIView):
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         dataset, serializer = launch_checked(request)
         try:
-            run = services.run_launch(
+            run = run_launch(
                 dataset=dataset,
                 spec=serializer.spec(),
-                actor=request.user,  # type: ignore[arg-type]
+                actor=request.user,
                 budget_usd=serializer.validated_data.get("budget_usd"),
             )
         except SpecError as exc:
@@ -144,32 +147,8 @@ class RunResultsView(APIView):
         run = visible_run_or_404(request, pk)
         data = run_results_json(run)
         data["intervals"] = results_intervals(run)
-        data["graph_scores"] = [row.__dict__ for row in selectors.graph_score_rows(run)]
+        data["graph_scores"] = [row.__dict__ for row in scoring_selectors.graph_score_rows(run)]
         return Response(data)
-
-
-def results_intervals(run: Run) -> list[dict[str, Any]]:
-    from evalplatform.runs.results import TABLE_METRICS, result_rows
-
-    out = []
-    for row in result_rows(run):
-        cell: dict[str, Any] = {"model": row.model, "evaluator": row.evaluator, "temperature": row.temperature}
-        cell["condition"] = row.condition
-        for metric in TABLE_METRICS:
-            summary = row.metrics.get(metric)
-            cell[metric] = (
-                None
-                if summary is None
-                else {
-                    "mean": summary.mean,
-                    "ci": list(summary.ci) if summary.ci else None,
-                    "n": summary.n,
-                    "n_unparseable": summary.n_unparseable,
-                    "n_failed": summary.n_failed,
-                }
-            )
-        out.append(cell)
-    return out
 
 
 class GenerationFilter(django_filters.FilterSet):
@@ -204,7 +183,7 @@ class GenerationDetailView(APIView):
         generation = selectors.generation_get(user=request.user, run=run, pk=gen)
         if generation is None:
             raise NotFound(f"no generation {gen} in run {pk}")
-        return Response(GenerationDetailSerializer(selectors.generation_detail(generation)).data)
+        return Response(GenerationDetailSerializer(scoring_selectors.generation_detail(generation)).data)
 
 
 class RunStopView(APIView):
@@ -213,7 +192,9 @@ class RunStopView(APIView):
     @extend_schema(request=None, responses={200: RunSerializer})
     def post(self, request: Request, pk: int) -> Response:
         run = visible_run_or_404(request, pk)
-        services.run_stop(run_id=run.pk, status=Run.Status.CANCELLED, reason=f"stopped by {request.user}")
+        services.run_stop(
+            run_id=run.pk, status=Run.Status.CANCELLED, reason=f"stopped by {request.user}", actor=request.user
+        )
         run.refresh_from_db()
         return Response(RunSerializer(run).data)
 
@@ -228,7 +209,7 @@ class RunResumeView(APIView):
             raise ValidationError({"kind": "a benchmark run is not resumed from here"})
         if run.status == Run.Status.DONE:
             raise ValidationError({"status": "the run is done; there is nothing to resume"})
-        services.run_resume(run=run)
+        run_resume(run=run, actor=request.user)
         run.refresh_from_db()
         return Response(RunSerializer(run).data)
 
@@ -244,6 +225,7 @@ class RunExportView(APIView):
         run = visible_run_or_404(request, pk)
         if kind not in KINDS or fmt not in FORMATS:
             raise NotFound(f"exports are {', '.join(KINDS)} as {', '.join(FORMATS)}")
+        services.run_export_record(run=run, kind=kind, fmt=fmt, actor=request.user)
         response = StreamingHttpResponse(export_run(run, kind, fmt), content_type=FORMATS[fmt])
         response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-{kind}.{fmt}"'
         return response

@@ -1,15 +1,20 @@
-"""Building an LLMClient for a ModelEndpoint row: the provider, the shared cache, the endpoint's limiter.
+"""Calling a ModelEndpoint row: its client (the provider, the shared cache, the endpoint's limiter), and how
+its requests are shaped (chat or completion, which output constraint it understands).
 
 The pipeline calls models only through the client made here; no vendor SDK is imported elsewhere."""
 
 import json
 
 from evalplatform.llm.client import LLMClient
+from evalplatform.llm.local_server import ensure_local_server
 from evalplatform.llm.pricing import Budget
+from evalplatform.llm.prompts.base import Constrain
 from evalplatform.llm.providers.base import Provider
+from evalplatform.llm.providers.bedrock import BedrockProvider
+from evalplatform.llm.providers.openai_provider import OpenAIProvider
 from evalplatform.llm.ratelimit import limiter_for
 from evalplatform.llm.retry import RetryPolicy
-from evalplatform.llm.types import LLMResponse
+from evalplatform.llm.types import LLMResponse, Mode
 from evalplatform.runs.models import CachedResponse, ModelEndpoint
 
 
@@ -41,12 +46,8 @@ class DatabaseResponseCache:
 
 def provider_for(endpoint: ModelEndpoint) -> Provider:
     """The backend of an endpoint. The local endpoint starts the packaged llama.cpp server on demand."""
-    from evalplatform.llm.providers.openai_provider import OpenAIProvider
-
     kind = endpoint.provider
     if kind == ModelEndpoint.Provider.LOCAL:
-        from evalplatform.llm.local_server import ensure_local_server
-
         return OpenAIProvider(
             base_url=ensure_local_server(),
             api_key_env="",
@@ -64,8 +65,6 @@ def provider_for(endpoint: ModelEndpoint) -> Provider:
     if kind == ModelEndpoint.Provider.OPENAI_COMPATIBLE:
         return OpenAIProvider(base_url=endpoint.base_url, api_key_env=endpoint.api_key_env, timeout=endpoint.timeout_s)
     if kind == ModelEndpoint.Provider.BEDROCK:
-        from evalplatform.llm.providers.bedrock import BedrockProvider
-
         return BedrockProvider(region_name=endpoint.region or "us-east-1", timeout=endpoint.timeout_s)
     raise ValueError(f"endpoint {endpoint.name}: unknown provider {kind!r}")
 
@@ -90,3 +89,16 @@ def client_for(
         price_out=float(endpoint.price_output_per_mtok),
         budget=budget,
     )
+
+
+def mode_for(endpoint: ModelEndpoint) -> Mode:
+    return "chat" if endpoint.mode == ModelEndpoint.Mode.CHAT else "completion"
+
+
+def constraint_for(endpoint: ModelEndpoint) -> Constrain:
+    """llama.cpp takes grammars; OpenAI-style servers a JSON schema; Bedrock's Converse neither."""
+    if endpoint.provider == ModelEndpoint.Provider.LOCAL:
+        return "grammar"
+    if endpoint.provider == ModelEndpoint.Provider.BEDROCK:
+        return "none"
+    return "json_schema" if endpoint.mode == ModelEndpoint.Mode.CHAT else "grammar"

@@ -1,16 +1,15 @@
-"""Scoped reads of runs: every lookup a page or the API makes goes through these, so a researcher never
-reaches a run of a dataset outside their projects, and annotators reach none."""
-
-from collections import defaultdict
-from dataclasses import dataclass
-from typing import Any
+"""Reads of runs. The scoped ones (``*_visible_to``, ``*_get``) serve every lookup a page or the API makes, so a
+researcher never reaches a run of a dataset outside their projects, and annotators reach none; the others serve
+the launch and the tasks."""
 
 from django.db.models import Q, QuerySet
 
+from evalplatform.corpus.models import Dataset, Question
 from evalplatform.corpus.selectors import datasets_visible_to
 from evalplatform.roles import AnyUser, is_admin, is_researcher
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
-from scoring.models import BenchmarkResult, GenerationScore, GraphScore, KnowledgeGraph, ScoreStatus, TauDiagnosis
+from evalplatform.runs.spec import RunSpec, SpecError
+from evalplatform.runs.stages import stages_for
 
 
 def runs_visible_to(user: AnyUser) -> QuerySet[Run]:
@@ -41,20 +40,6 @@ def generation_get(*, user: AnyUser, run: Run, pk: int) -> Generation | None:
     return generations_visible_to(user).filter(run=run, pk=pk).first()
 
 
-def scores_visible_to(user: AnyUser) -> QuerySet[GenerationScore]:
-    return GenerationScore.objects.filter(generation__run__in=runs_visible_to(user).values("pk")).select_related(
-        "generation"
-    )
-
-
-def graph_scores_of(generation: Generation) -> QuerySet[GraphScore]:
-    return (
-        GraphScore.objects.filter(generation=generation)
-        .select_related("answer_graph", "gold_graph", "context_graph")
-        .order_by("variant", "alpha", "pk")
-    )
-
-
 def endpoints_for_launch(user: AnyUser) -> QuerySet[ModelEndpoint]:
     """Active endpoints a researcher may pick for a run (imported answers are never called)."""
     if not is_researcher(user):
@@ -62,133 +47,40 @@ def endpoints_for_launch(user: AnyUser) -> QuerySet[ModelEndpoint]:
     return ModelEndpoint.objects.filter(is_active=True).exclude(provider=ModelEndpoint.Provider.IMPORTED)
 
 
-@dataclass(frozen=True)
-class GraphRow:
-    """GoldSim / CtxSim / CUS of one model at one temperature (S3KG Tables 3, 7, 8): means over scored items."""
-
-    variant: str
-    alpha: float
-    model: str
-    temperature: float
-    condition: str
-    n: int
-    n_skipped: int
-    goldsim: float | None
-    ctxsim: float | None
-    cus: float | None
+def endpoints_named(names: list[str], field_name: str) -> list[ModelEndpoint]:
+    """The active endpoints of these names, in the order given; ``SpecError`` on the spec field for a missing one."""
+    found = {e.name: e for e in ModelEndpoint.objects.filter(name__in=names, is_active=True)}
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise SpecError(field_name, f"no active model endpoint named '{missing[0]}'")
+    return [found[n] for n in names]
 
 
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
+def run_questions(dataset: Dataset, spec: RunSpec) -> QuerySet[Question]:
+    """The questions a run asks, in context order so that a context's cells are scheduled together."""
+    questions = Question.objects.filter(dataset=dataset).exclude(status=Question.Status.REJECTED)
+    if spec.only_validated:
+        questions = questions.filter(status=Question.Status.VALIDATED)
+    questions = questions.select_related("context").order_by("context__position", "position", "pk")
+    if spec.per_context is not None:
+        questions = questions.filter(position__lt=spec.per_context)
+    if spec.limit is not None:
+        questions = questions[: spec.limit]
+    return questions
 
 
-def graph_score_rows(run: Run) -> list[GraphRow]:
-    groups: dict[tuple[str, float, str, float, str], dict[str, list[float]]] = defaultdict(
-        lambda: {"goldsim": [], "ctxsim": [], "cus": [], "skipped": []}
-    )
-    rows = GraphScore.objects.filter(generation__run=run).values_list(
-        "variant",
-        "alpha",
-        "generation__model__name",
-        "generation__temperature",
-        "generation__condition",
-        "status",
-        "goldsim",
-        "ctxsim",
-        "cus",
-    )
-    for variant, alpha, model, temperature, condition, status, goldsim, ctxsim, cus in rows.iterator():
-        group = groups[(variant, alpha, model, temperature, condition)]
-        if status != ScoreStatus.OK or cus is None or goldsim is None or ctxsim is None:
-            group["skipped"].append(1.0)
-            continue
-        group["goldsim"].append(goldsim)
-        group["ctxsim"].append(ctxsim)
-        group["cus"].append(cus)
-    return [
-        GraphRow(
-            variant,
-            alpha,
-            model,
-            temperature,
-            condition,
-            len(g["cus"]),
-            len(g["skipped"]),
-            _mean(g["goldsim"]),
-            _mean(g["ctxsim"]),
-            _mean(g["cus"]),
-        )
-        for (variant, alpha, model, temperature, condition), g in sorted(groups.items())
-    ]
+def run_is_active(run_id: int) -> bool:
+    return Run.objects.filter(pk=run_id, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).exists()
 
 
-def benchmark_runs_visible_to(user: AnyUser) -> QuerySet[Run]:
-    return runs_visible_to(user).filter(kind=Run.Kind.SIMILARITY_BENCHMARK)
-
-
-def benchmark_results_visible_to(user: AnyUser) -> QuerySet[BenchmarkResult]:
-    return BenchmarkResult.objects.filter(run__in=benchmark_runs_visible_to(user).values("pk")).select_related(
-        "run", "run__dataset"
-    )
-
-
-def benchmark_grid(results: QuerySet[BenchmarkResult], metric: str) -> dict[tuple[str, str], float | None]:
-    """(method, dataset) -> F1 or AUROC, the latest run of each dataset winning."""
-    grid: dict[tuple[str, str], float | None] = {}
-    for result in results.order_by("run__created_at", "run_id"):
-        grid[(result.method, result.run.dataset.name)] = getattr(result, metric)
-    return grid
-
-
-def _triplets(graph: KnowledgeGraph) -> list[list[str]]:
-    return [[t.head, t.relation, t.tail] for t in graph.triplets.all()]
-
-
-def _tau(score: GraphScore) -> dict[str, Any] | None:
-    diagnosis = TauDiagnosis.objects.filter(graph_score=score).first()
-    if diagnosis is None:
-        return None
-    return {
-        "threshold": diagnosis.threshold,
-        "aligned": diagnosis.aligned,
-        "relation_wrong": diagnosis.relation_wrong,
-        "entity_wrong": diagnosis.entity_wrong,
-        "extra": diagnosis.extra,
-        "missing": diagnosis.missing,
-        "counts": diagnosis.counts,
-    }
-
-
-def generation_detail(generation: Generation) -> dict[str, Any]:
-    """Everything the drill-down shows of one answer: what the model was shown, the truth, every score with
-    the judge's raw output, and the three knowledge graphs with the TAU diagnosis of each graph score."""
-    question = generation.question
-    context = {"divergent": question.context.text, "real": question.context.source_text, "none": ""}
-    graphs = []
-    for score in graph_scores_of(generation).prefetch_related(
-        "answer_graph__triplets", "gold_graph__triplets", "context_graph__triplets"
-    ):
-        graphs.append(
-            {
-                "variant": score.variant,
-                "alpha": score.alpha,
-                "encoder": score.encoder,
-                "status": score.status,
-                "goldsim": score.goldsim,
-                "ctxsim": score.ctxsim,
-                "cus": score.cus,
-                "skipped_reason": score.skipped_reason,
-                "answer_triplets": _triplets(score.answer_graph),
-                "gold_triplets": _triplets(score.gold_graph),
-                "context_triplets": _triplets(score.context_graph),
-                "tau": _tau(score),
-            }
-        )
-    return {
-        "generation": generation,
-        "context": context.get(generation.condition, ""),
-        "question": question.text,
-        "ground_truth": question.ground_truth,
-        "scores": list(GenerationScore.objects.filter(generation=generation).order_by("scorer", "metric")),
-        "graphs": graphs,
-    }
+def run_progress(run: Run) -> tuple[int, int]:
+    """(finished units, failed units), summed over the run's stages. A unit is one answer, or one evaluator's
+    scoring of an answer, or one answer's graphs; a failed answer fails its later units with it."""
+    spec = RunSpec.from_dict(run.spec)
+    failed_cells = Generation.objects.filter(run=run, status=Generation.Status.FAILED).order_by().count()
+    finished = failed = 0
+    for stage in stages_for(spec):
+        done, bad = stage.progress(run, spec, failed_cells=failed_cells)
+        finished += done
+        failed += bad
+    return finished, failed

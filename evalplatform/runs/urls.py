@@ -2,13 +2,11 @@
 
 from django.urls import URLPattern, URLResolver, path
 
-from evalplatform import reporting_views
 from evalplatform.runs import api, views
 
 app_name = "runs"
 
 urlpatterns: list[URLPattern | URLResolver] = [
-    path("reports/", reporting_views.report, name="report"),
     path("runs/", views.run_list, name="run-list"),
     path("runs/launch/", views.run_launch, name="launch"),
     path("runs/<int:pk>/", views.run_detail, name="run"),

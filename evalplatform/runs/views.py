@@ -11,14 +11,17 @@ from django.shortcuts import redirect, render
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods
 
-from annotation.permissions import page_requires
 from evalplatform.corpus.selectors import datasets_visible_to
+from evalplatform.permissions import page_requires
 from evalplatform.roles import is_researcher
-from evalplatform.runs import plots, selectors, services
+from evalplatform.runs import plots, selectors
+from evalplatform.runs.launch import run_launch as launch
 from evalplatform.runs.models import Run
-from evalplatform.runs.results import TABLE_METRICS, context_correlations, error_class_rows, result_rows
+from evalplatform.runs.services import run_estimate
 from evalplatform.runs.spec import CONDITIONS, RunSpec, SpecError
 from evalplatform.throttling import page_throttle_wait
+from scoring import selectors as scoring_selectors
+from scoring.cdke.results import TABLE_METRICS, context_correlations, error_class_rows, result_rows
 
 GENERATIONS_PER_PAGE = 50
 SVG = "image/svg+xml"
@@ -96,14 +99,14 @@ def run_launch(request: HttpRequest) -> HttpResponse:
         dataset = datasets_visible_to(request.user).get(name=form.cleaned_data["dataset"])
         try:
             if request.POST.get("action") == "launch":
-                run = services.run_launch(
+                run = launch(
                     dataset=dataset,
                     spec=form.spec(),
-                    actor=request.user,  # type: ignore[arg-type]
+                    actor=request.user,
                     budget_usd=form.cleaned_data.get("budget_usd"),
                 )
                 return redirect("runs:run", pk=run.pk)
-            estimate = services.run_estimate(dataset=dataset, spec=RunSpec.from_dict(form.spec()))
+            estimate = run_estimate(dataset=dataset, spec=RunSpec.from_dict(form.spec()))
         except SpecError as exc:
             form.add_error(None, str(exc))
     return render(request, "runs/launch.html", {"form": form, "estimate": estimate})
@@ -129,7 +132,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "run": run,
         "table": _table(run),
         "metrics": TABLE_METRICS,
-        "graph_rows": selectors.graph_score_rows(run),
+        "graph_rows": scoring_selectors.graph_score_rows(run),
         "error_rows": error_class_rows(run),
         "correlations": context_correlations(run),
         "page": page,
@@ -144,7 +147,7 @@ def generation_detail(request: HttpRequest, pk: int, gen: int) -> HttpResponse:
     generation = selectors.generation_get(user=request.user, run=run, pk=gen)
     if generation is None:
         raise Http404("no such generation")
-    detail = selectors.generation_detail(generation)
+    detail = scoring_selectors.generation_detail(generation)
     for graph in detail["graphs"]:
         for side in ("answer", "gold", "context"):
             triplets = [tuple(t) for t in graph[f"{side}_triplets"]]
@@ -175,7 +178,7 @@ def plot_temperature(request: HttpRequest, pk: int) -> HttpResponse:
         lav = row.metrics.get("lav")
         if row.condition == "divergent" and lav is not None and lav.mean is not None:
             curves[f"LAV {row.model} / {row.evaluator}"].append((row.temperature, lav.mean))
-    for graph_row in selectors.graph_score_rows(run):
+    for graph_row in scoring_selectors.graph_score_rows(run):
         if graph_row.condition == "divergent" and graph_row.cus is not None:
             curves[f"CUS {graph_row.model} ({graph_row.variant}@{graph_row.alpha})"].append(
                 (graph_row.temperature, graph_row.cus)

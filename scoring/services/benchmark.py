@@ -32,6 +32,7 @@ from scoring.kg.extractors import TripletExtractor
 from scoring.kg.types import Triplet
 from scoring.models import BenchmarkResult, KnowledgeGraph, PairScore
 from scoring.s3kg import s3kg_many
+from scoring.services.encoders import mpnet_model_dir
 from scoring.services.graphs import (
     graph_get_or_extract,
     graph_import,
@@ -135,8 +136,6 @@ def _baselines(texts: list[tuple[str, str]], mpnet_dir: Path | None) -> list[Met
 
 
 def _mpnet_dir() -> Path | None:
-    from scoring.services.encoders import mpnet_model_dir
-
     try:
         return mpnet_model_dir(Path(settings.BASE_DIR) / "var" / "models")
     except RuntimeError:

@@ -20,6 +20,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from evalplatform.llm.types import ChatMessage, LLMRequest
+from evalplatform.runs.clients import client_for
 from evalplatform.runs.models import ModelEndpoint
 from scoring.kg.extractors import TripletExtractor, get_extractor
 from scoring.kg.llm_extractor import PROMPT_VERSION, LLMExtractor, TripletParseError
@@ -115,8 +116,6 @@ def llm_extractor_for(endpoint: ModelEndpoint, *, use_cache: bool = True) -> LLM
 
     Completion endpoints (and the local llama.cpp model, which also gets the triplet grammar) receive the
     completion prompt as is, stopping at the end of the line; chat endpoints receive it as one user turn."""
-    from evalplatform.runs.clients import client_for
-
     client = client_for(endpoint, use_cache=use_cache)
     local = endpoint.provider == ModelEndpoint.Provider.LOCAL
     completion = local or endpoint.mode == ModelEndpoint.Mode.COMPLETION

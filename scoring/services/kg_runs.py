@@ -1,57 +1,37 @@
 """Knowledge-graph runs: TAU over a run's lowest items, a second graph pass over a CDK-E run, runs of imported
-answers, and the per-model results with their bootstrap intervals.
+answers (their results are read by ``scoring.kg_results``).
 
 TAU (S3KG §4, Arumugam et al.) diagnoses the 5 % lowest-CUS items of each (model, temperature, condition)
-group of a run, per variant; its indices refer to ``graph_triplets`` of the answer and gold graphs.
-When the annotation app offers ``annotation.services.tau_item_create`` (another app; looked up at call
-time, so this works with or without it), each new diagnosis of the run's first variant also queues a
-TAU item for three blind alignment labels.
+group of a run, per variant; its indices refer to ``graph_triplets`` of the answer and gold graphs. Each new
+diagnosis of the run's first variant sends the ``tau_diagnosed`` signal (``scoring.signals``) inside the
+transaction that stores it; the annotation app, above this one, receives it and queues a TAU item for three
+blind alignment labels.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Iterable
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count
 from django.utils import timezone
+from django.utils.text import slugify
 
 from evalplatform.corpus.models import Dataset
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
 from evalplatform.runs.spec import RunSpec
-from scoring.cus import aggregate_cus
 from scoring.embeddings import Encoder, get_encoder
+from scoring.kg_results import run_kg_spec
 from scoring.kg_spec import KGSpec
 from scoring.models import GraphScore, ScoreStatus, TauDiagnosis
 from scoring.services.graph_scores import graph_scores_compute
 from scoring.services.graphs import graph_triplets
+from scoring.signals import tau_diagnosed
 from scoring.tau import TAU_THRESHOLD, tau_diagnose, tau_lowest
 
 log = logging.getLogger(__name__)
 IMPORTED_PROMPT_VERSION = "imported"
-CATEGORY_NAMES = ("aligned", "relation_wrong", "entity_wrong", "extra", "missing")
-
-
-def annotation_tau_item_create() -> Callable[..., Any] | None:
-    """``annotation.services.tau_item_create`` when the annotation app provides it, else None."""
-    try:
-        module = importlib.import_module("annotation.services")
-    except ImportError:
-        return None
-    create = getattr(module, "tau_item_create", None)
-    return create if callable(create) else None
-
-
-def run_kg_spec(run: Run) -> KGSpec:
-    """The run's knowledge-graph options: its spec's ``kg``, or those of its last second pass."""
-    data = run.spec.get("kg") or (run.manifest or {}).get("kg")
-    if data is None:
-        raise ValueError(f"run {run.pk} has no knowledge-graph options")
-    return KGSpec.from_dict(data)
 
 
 def _groups(scores: Iterable[GraphScore]) -> dict[tuple[int, float, str], list[GraphScore]]:
@@ -68,7 +48,6 @@ def run_tau(*, run: Run, kg: KGSpec | None = None, encoder: Encoder | None = Non
     Idempotent: an item diagnosed before is left as it is (one diagnosis per GraphScore)."""
     kg = kg or run_kg_spec(run)
     encoder = encoder or get_encoder(kg.encoder)
-    create_item = annotation_tau_item_create()
     created = 0
     for position, variant in enumerate(kg.variants):
         scores = (
@@ -97,25 +76,17 @@ def run_tau(*, run: Run, kg: KGSpec | None = None, encoder: Encoder | None = Non
                             missing=list(result.missing),
                             counts=result.counts,
                         )
-                        if create_item is not None and position == 0:
-                            create_item(
-                                gold=[list(t) for t in gold],
-                                answer=[list(t) for t in answer],
-                                generation=score.generation,
+                        if position == 0:
+                            tau_diagnosed.send(
+                                sender=TauDiagnosis,
                                 graph_score=score,
+                                answer=[list(t) for t in answer],
+                                gold=[list(t) for t in gold],
                             )
                 except IntegrityError:
                     continue  # another worker diagnosed it first
                 created += 1
     return created
-
-
-def run_graphs_complete(run: Run) -> bool:
-    """No generation is pending and every answered one has its GraphScores."""
-    if Generation.objects.filter(run=run, status=Generation.Status.PENDING).exists():
-        return False
-    done = Generation.objects.filter(run=run, status=Generation.Status.DONE)
-    return not done.exclude(pk__in=GraphScore.objects.filter(generation__run=run).values("generation_id")).exists()
 
 
 def run_graph_pass(*, run: Run, kg: KGSpec, use_cache: bool = True, encoder: Encoder | None = None) -> dict[str, int]:
@@ -140,8 +111,6 @@ def run_graph_pass(*, run: Run, kg: KGSpec, use_cache: bool = True, encoder: Enc
 
 def imported_endpoint(model: str) -> ModelEndpoint:
     """The endpoint that stands for a model whose answers were imported with the data (never called)."""
-    from django.utils.text import slugify
-
     name = "imported-" + (slugify(model)[:80] or "model")
     endpoint, _ = ModelEndpoint.objects.get_or_create(
         name=name,
@@ -191,71 +160,3 @@ def kg_run_of_imported_answers(*, dataset: Dataset, model: str, kg: KGSpec) -> R
         ignore_conflicts=True,
     )
     return run
-
-
-def kg_run_finish(*, run: Run) -> None:
-    """Count the run's progress from its rows and mark it done when every generation has its graph scores."""
-    from evalplatform.runs.services import run_refresh_progress
-
-    run_refresh_progress(run_id=run.pk)
-
-
-def kg_results(
-    run: Run, *, kg: KGSpec | None = None, encoder_name: str | None = None, seed: int = 0
-) -> list[dict[str, Any]]:
-    """Per (model, temperature, condition, variant): n scored, n skipped, n failed, GoldSim, CtxSim and CUS
-    means with 95 % bootstrap intervals, and the TAU category counts summed over the diagnosed items."""
-    kg = kg or run_kg_spec(run)
-    encoder_name = encoder_name or get_encoder(kg.encoder).name
-    scores = (
-        GraphScore.objects.filter(generation__run=run, variant__in=kg.variants, encoder=encoder_name, alpha=kg.alpha)
-        .select_related("generation__model")
-        .order_by("pk")
-    )
-    buckets: dict[tuple[str, float, str, str], list[GraphScore]] = defaultdict(list)
-    for s in scores:
-        g = s.generation
-        buckets[(g.model.name, g.temperature, g.condition, s.variant)].append(s)
-    tau: dict[int, dict[str, int]] = dict(
-        TauDiagnosis.objects.filter(graph_score__generation__run=run).values_list("graph_score_id", "counts")
-    )
-    rows = []
-    for (model, temperature, condition, variant), group in sorted(buckets.items()):
-        ok = [s for s in group if s.status == ScoreStatus.OK and s.goldsim is not None and s.ctxsim is not None]
-        agg = aggregate_cus([(float(s.goldsim or 0.0), float(s.ctxsim or 0.0)) for s in ok], seed=seed)
-        counts = dict.fromkeys(CATEGORY_NAMES, 0)
-        n_tau = 0
-        for s in ok:
-            if s.pk in tau:
-                n_tau += 1
-                for name in CATEGORY_NAMES:
-                    counts[name] += int(tau[s.pk].get(name, 0))
-        rows.append(
-            {
-                "model": model,
-                "temperature": temperature,
-                "condition": condition,
-                "variant": variant,
-                "encoder": encoder_name,
-                "n": agg["n"],
-                "n_skipped": sum(1 for s in group if s.status == ScoreStatus.SKIPPED),
-                "n_failed": sum(1 for s in group if s.status == ScoreStatus.FAILED),
-                "goldsim": agg["goldsim"],
-                "ctxsim": agg["ctxsim"],
-                "cus": agg["cus"],
-                "tau_items": n_tau,
-                "tau": counts,
-            }
-        )
-    return rows
-
-
-def skipped_reasons(run: Run) -> dict[str, int]:
-    """How many GraphScores of the run were skipped or failed, by reason."""
-    return dict(
-        GraphScore.objects.filter(generation__run=run)
-        .exclude(status=ScoreStatus.OK)
-        .values_list("skipped_reason")
-        .annotate(n=Count("pk"))
-        .values_list("skipped_reason", "n")
-    )

@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.consensus_rule import AGREE_COSINE, ground_truths_agree, key_facts
-from annotation.models import AssignmentStatus, AuditEvent, Consensus, ItemState, ReviewAssignment, ReviewItem
+from annotation.models import AssignmentStatus, Consensus, ItemState, ReviewAssignment, ReviewItem
 from annotation.selectors import highlight_divergent
 from annotation.services import (
     AnnotationError,
@@ -16,6 +16,7 @@ from annotation.services import (
     review_next,
     review_submit,
 )
+from evalplatform.audit.models import AuditEvent
 from evalplatform.corpus.models import Question
 from tests.annotation.conftest import claim_review
 

@@ -9,6 +9,7 @@ from django.core.management import call_command
 from evalplatform.corpus.models import Context, Dataset, Question
 from evalplatform.corpus.services import dataset_import_file
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
+from scoring.kg_results import kg_results
 from scoring.kg_spec import KGSpec
 from scoring.models import GraphScore, KnowledgeGraph, ScoreStatus, TauDiagnosis
 from scoring.services.graph_scores import graph_scores_compute
@@ -19,7 +20,7 @@ from scoring.services.graphs import (
     graph_triplets,
     shared_extractor,
 )
-from scoring.services.kg_runs import kg_results, kg_run_of_imported_answers, run_graph_pass, run_tau
+from scoring.services.kg_runs import kg_run_of_imported_answers, run_graph_pass, run_tau
 from tests.kg_pipeline.helpers import NamedOneHot, qa_record, write_jsonl
 
 pytestmark = pytest.mark.django_db

@@ -1,21 +1,11 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-
-from tests.llm.fake_openai_server import FakeOpenAIServer
 
 
 def pytest_configure(config: pytest.Config) -> None:
     # The lead registers this marker project-wide as well; registering it here keeps tests/llm warning-free.
     config.addinivalue_line("markers", "llm: slow tests that start a real llama.cpp server")
-
-
-@pytest.fixture
-def fake_server() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as server:
-        yield server
 
 
 class RecordingSleep:

@@ -11,14 +11,9 @@ import pytest
 from evalplatform.llm import local_server
 from evalplatform.llm.cache import InMemoryCache
 from evalplatform.llm.client import LLMClient
-from evalplatform.llm.judges import (
-    judge_call,
-    parse_classification,
-    parse_lav,
-    parse_scale,
-    parse_statements,
-)
-from evalplatform.llm.prompts import (
+from evalplatform.llm.providers.openai_provider import OpenAIProvider
+from evalplatform.llm.structured import structured_call
+from scoring.cdke.prompts import (
     CLASSIFY_STATEMENTS,
     EXTRACT_STATEMENTS,
     SCORE_ACCURACY,
@@ -27,7 +22,7 @@ from evalplatform.llm.prompts import (
     answer_template,
     answer_values,
 )
-from evalplatform.llm.providers.openai_provider import OpenAIProvider
+from scoring.cdke.verdicts import parse_classification, parse_lav, parse_scale, parse_statements
 
 pytestmark = [
     pytest.mark.llm,
@@ -85,7 +80,7 @@ def test_grammar_constrained_lav_judge_call_parses(client: LLMClient) -> None:
         "ground_truth": "Elias Brandt",
         "answer": "Elias Brandt",
     }
-    outcome = judge_call(client, VALIDATE_ANSWER, parse_lav, model=MODEL, values=values)
+    outcome = structured_call(client, VALIDATE_ANSWER, parse_lav, model=MODEL, values=values)
     assert outcome.status == "ok"
     assert isinstance(outcome.value, bool)
     assert len(outcome.responses) == 1  # the grammar made the first output parse
@@ -95,16 +90,16 @@ def test_every_judge_grammar_is_accepted_by_llama_cpp(client: LLMClient) -> None
     question, truth, answer = "Who built it and when?", "Elias Brandt built it in 1874.", "Elias Brandt."
     scale = {"question": question, "ground_truth": truth, "answer": answer}
     for template in (SCORE_ACCURACY, SCORE_COMPLETENESS):
-        outcome = judge_call(client, template, parse_scale, model=MODEL, values=scale)
+        outcome = structured_call(client, template, parse_scale, model=MODEL, values=scale)
         assert outcome.status == "ok" and outcome.value in (0.0, 0.25, 0.5, 0.75, 1.0)
-    statements = judge_call(
+    statements = structured_call(
         client,
         EXTRACT_STATEMENTS,
         parse_statements,
         model=MODEL,
         values={"question": question, "text": truth},
     )
-    classified = judge_call(
+    classified = structured_call(
         client,
         CLASSIFY_STATEMENTS,
         parse_classification,

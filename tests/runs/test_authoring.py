@@ -5,8 +5,9 @@ from collections.abc import Callable
 import pytest
 
 from evalplatform.corpus.models import Dataset, Question
-from evalplatform.runs.authoring import contexts_fabricate, questions_generate
 from evalplatform.runs.models import ModelEndpoint
+from scoring.cdke.fabricate import contexts_fabricate
+from scoring.cdke.questions import questions_generate
 from tests.runs.judge_server import JudgeServer
 
 pytestmark = pytest.mark.django_db

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from evalplatform.corpus.models import Dataset
+from evalplatform.runs.launch import run_launch
 from evalplatform.runs.models import Generation, Run
-from evalplatform.runs.results import result_rows
-from evalplatform.runs.services import run_launch
+from scoring.cdke.results import result_rows
 from scoring.models import GenerationScore
 
 pytestmark = [pytest.mark.django_db, pytest.mark.llm]

@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from evalplatform.corpus.models import Dataset
+from evalplatform.runs.launch import run_launch
 from evalplatform.runs.models import CachedResponse, Generation, ModelEndpoint, Run
-from evalplatform.runs.results import error_class_rows, result_rows, run_results_json
-from evalplatform.runs.services import run_launch
 from evalplatform.runs.spec import SpecError
+from scoring.cdke.results import error_class_rows, result_rows, run_results_json
 from scoring.models import GenerationScore, StatementSet
 from tests.runs.judge_server import JudgeServer
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from evalplatform.corpus.models import Dataset
+from evalplatform.runs.launch import run_launch, run_resume
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
-from evalplatform.runs.services import run_launch, run_resume
 from scoring.models import GenerationScore
 from tests.runs.judge_server import JudgeServer
 from tests.workers import fresh_queue, purge_queue, start_worker, tasks_not_eager

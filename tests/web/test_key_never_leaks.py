@@ -10,8 +10,8 @@ from django.contrib import admin
 from django.http import StreamingHttpResponse
 from django.urls import reverse
 
+from evalplatform.runs.launch import run_launch
 from evalplatform.runs.models import ModelEndpoint, Run
-from evalplatform.runs.services import run_launch
 from tests.runs.judge_server import JudgeServer
 from tests.web.conftest import World, client_for, make_world
 from tests.web.test_matrix import api_cases, page_cases

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from evalplatform.reporting_views import ThrottledLoginView
 from evalplatform.urls import urlpatterns as project_urlpatterns
+from evalplatform.views import ThrottledLoginView
 
 urlpatterns = [path("accounts/login/", ThrottledLoginView.as_view(), name="login"), *project_urlpatterns]

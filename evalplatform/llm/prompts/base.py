@@ -8,13 +8,13 @@ without bumping its version still changes the hash, so stale cached answers are 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from string import Template
 from typing import Any, Literal
 
+from evalplatform.hashing import text_hash
 from evalplatform.llm.types import ChatMessage, LLMRequest, Mode
 
 Constrain = Literal["grammar", "json_schema", "both", "none"]
@@ -48,7 +48,7 @@ class PromptTemplate:
             },
             sort_keys=True,
         )
-        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+        return text_hash(payload)
 
     @property
     def version_tag(self) -> str:

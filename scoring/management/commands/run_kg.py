@@ -7,20 +7,18 @@ Prints GoldSim, CtxSim and CUS per model and temperature with 95 % bootstrap int
 and failed, and the TAU counts over the lowest 5 %."""
 
 import json
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evalplatform.corpus.models import Dataset
-from evalplatform.runs import services
+from evalplatform.runs.cli import dataset_named, follow_run, run_inline
+from evalplatform.runs.launch import run_launch
 from evalplatform.runs.models import Run
 from evalplatform.runs.spec import SpecError
+from scoring.kg_results import kg_results, kg_table
 from scoring.kg_spec import KGSpec
-from scoring.services.kg_runs import kg_results, run_graph_pass
-from scoring.services.reporting import kg_table
+from scoring.services.kg_runs import run_graph_pass
 
 
 class Command(BaseCommand):
@@ -74,9 +72,7 @@ class Command(BaseCommand):
     def _launch(self, kg: KGSpec, options: dict[str, Any]) -> Run:
         if not options["dataset"]:
             raise CommandError("give --dataset NAME for a new kg run, or --run ID for a second pass")
-        dataset = Dataset.objects.filter(name=options["dataset"]).first()
-        if dataset is None:
-            raise CommandError(f"no dataset named '{options['dataset']}'")
+        dataset = dataset_named(options["dataset"])
         spec: dict[str, Any] = {
             "models": options["models"],
             "temperatures": options["temperatures"],
@@ -87,22 +83,10 @@ class Command(BaseCommand):
         if options["limit"]:
             spec["limit"] = options["limit"]
         if options["sync"]:
-            from evalplatform.celery import app
-
-            app.conf.task_always_eager = True
+            run_inline()
         try:
-            run = services.run_launch(dataset=dataset, spec=spec, kind=Run.Kind.KG)
+            run = run_launch(dataset=dataset, spec=spec, kind=Run.Kind.KG)
         except SpecError as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(f"run {run.pk}: {run.progress_total} units of work")
-        deadline = time.monotonic() + options["timeout"]
-        while True:
-            run.refresh_from_db()
-            sys.stdout.write(f"\r{run.progress_done}/{run.progress_total} {run.status}")
-            sys.stdout.flush()
-            if run.status not in (Run.Status.QUEUED, Run.Status.RUNNING) or time.monotonic() > deadline:
-                break
-            time.sleep(1)
-        sys.stdout.write("\n")
-        self.stdout.write(f"run {run.pk} {run.status}" + (f": {run.status_reason}" if run.status_reason else ""))
-        return run
+        return follow_run(run, timeout_s=options["timeout"])

@@ -17,12 +17,13 @@ from evalplatform.corpus.models import Dataset
 from evalplatform.corpus.records import DatasetImportError
 from evalplatform.corpus.services import dataset_import_file
 from evalplatform.runs.models import Generation
+from evalplatform.runs.services import run_refresh_progress
 from evalplatform.runs.spec import SpecError
+from scoring.kg_results import kg_results, kg_table
 from scoring.kg_spec import KGSpec
 from scoring.s3kg import VARIANTS
 from scoring.services.graph_scores import graph_scores_compute
-from scoring.services.kg_runs import kg_results, kg_run_finish, kg_run_of_imported_answers, run_tau
-from scoring.services.reporting import kg_table
+from scoring.services.kg_runs import kg_run_of_imported_answers, run_tau
 
 
 def dataset_name_for(path: Path) -> str:
@@ -72,7 +73,7 @@ class Command(BaseCommand):
                 )
                 graph_scores_compute(generations=generations, kg=kg)
                 run_tau(run=run, kg=kg)
-                kg_run_finish(run=run)
+                run_refresh_progress(run_id=run.pk)
                 rows = kg_results(run, kg=kg)
                 self.stdout.write(f"{path.name} ({dataset.name}), model {model}: run {run.pk}")
                 self.stdout.write(kg_table(rows))

@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evalplatform.corpus.exporters import EXPORT_FORMATS, export_dataset
 from evalplatform.corpus.models import Dataset
+from evalplatform.corpus.services import dataset_export_record
 
 
 class Command(BaseCommand):
@@ -26,6 +27,7 @@ class Command(BaseCommand):
             chunks = export_dataset(dataset, options["format"])
         except ValueError as exc:
             raise CommandError(str(exc)) from None
+        dataset_export_record(dataset=dataset, fmt=options["format"], actor=None)
         output = None if options["output"] is None else Path(options["output"])
         if output is None or str(output) == "-":
             for chunk in chunks:

@@ -1,6 +1,6 @@
-"""The admins' report: counts per dataset and per run, annotator throughput, and inter-annotator agreement
-(Cohen's kappa and raw agreement of the two blind reviews of a question, mean pairwise F1 of TAU
-alignments). Reads only; the numbers come from annotation.agreement's plain functions."""
+"""The admins' report (reads only): counts per dataset and per run, annotator throughput, and inter-annotator
+agreement (Cohen's kappa and raw agreement of the two blind reviews of a question, mean pairwise F1 of TAU
+alignments); the numbers come from annotation.agreement's plain functions."""
 
 import math
 from collections import defaultdict

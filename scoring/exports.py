@@ -1,5 +1,6 @@
-"""A run's generations and scores as CSV or JSONL, streamed row by row from a server-side cursor
-(``.iterator()``): memory stays flat however large the run. Nothing here writes, and no endpoint field
+"""A run's generations and their CDK-E scores as CSV or JSONL, streamed row by row from a server-side cursor
+(``.iterator()``): memory stays flat however large the run. Nothing here writes (the export is recorded by
+``evalplatform.runs.services.run_export_record``), and no endpoint field
 that could hold a secret (``api_key_env`` names a variable, but it is left out all the same) is exported."""
 
 import csv

@@ -1,6 +1,7 @@
-"""A CDK-E run's results: the paper's Table 2 layout per model × evaluator × temperature × condition,
-with bootstrap intervals and the counts of unparseable and failed scores beside every mean; the
-per-context correlation of 0.5 LAV + 0.25 Acc + 0.25 Cm with ASS; and the automatic error classes."""
+"""CDK-E's results of a run (reads only): the paper's Table 2 layout per model × evaluator × temperature ×
+condition, with bootstrap intervals and the counts of unparseable and failed scores beside every mean; the
+per-context correlation of 0.5 LAV + 0.25 Acc + 0.25 Cm with ASS; the automatic error classes; the JSON the
+API and ``--json`` give, and the plain-text tables the commands print."""
 
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
@@ -8,7 +9,7 @@ from typing import Any
 
 from evalplatform.corpus.models import Alteration
 from evalplatform.runs.models import Generation, Run
-from scoring.cdke import JudgeComposite
+from scoring.cdke.metrics import JudgeComposite
 from scoring.error_classes import ERROR_CLASSES, classify_answer, fact_markers
 from scoring.models import GenerationScore, ScoreStatus
 from scoring.stats import bootstrap_ci, pearson, spearman
@@ -225,3 +226,79 @@ def run_results_json(run: Run) -> dict[str, Any]:
             for c in context_correlations(run)
         ],
     }
+
+
+def results_intervals(run: Run) -> list[dict[str, Any]]:
+    """Every Table 2 cell with its mean, 95 % interval, n and the unparseable and failed counts."""
+    out = []
+    for row in result_rows(run):
+        cell: dict[str, Any] = {"model": row.model, "evaluator": row.evaluator, "temperature": row.temperature}
+        cell["condition"] = row.condition
+        for metric in TABLE_METRICS:
+            summary = row.metrics.get(metric)
+            cell[metric] = (
+                None
+                if summary is None
+                else {
+                    "mean": summary.mean,
+                    "ci": list(summary.ci) if summary.ci else None,
+                    "n": summary.n,
+                    "n_unparseable": summary.n_unparseable,
+                    "n_failed": summary.n_failed,
+                }
+            )
+        out.append(cell)
+    return out
+
+
+# -- plain-text tables for the commands --------------------------------------------------------------
+
+TABLE2_COLUMNS = (("lav", "LAV"), ("acc", "Acc"), ("cm", "Cm"), ("ass", "ASS"), ("ac", "AC"))
+
+
+def _cell(row: ResultRow, metric: str) -> str:
+    summary = row.metrics.get(metric)
+    if summary is None or summary.mean is None:
+        return "    -     "
+    lo, hi = summary.ci or (summary.mean, summary.mean)
+    return f"{summary.mean:.3f} ±{(hi - lo) / 2:.2f}"
+
+
+def table2(rows: list[ResultRow]) -> str:
+    """The paper's Table 2 layout: one line per model × evaluator (× temperature × condition)."""
+    header = (
+        f"{'model':14} {'evaluator':12} {'temp':>4} {'condition':9} {'n':>4} {'unpars':>6} {'failed':>6}  "
+        + "  ".join(f"{label:^10}" for _, label in TABLE2_COLUMNS)
+    )
+    lines = [header, "-" * len(header)]
+    for r in rows:
+        lines.append(
+            f"{r.model:14} {r.evaluator:12} {r.temperature:>4.2f} {r.condition:9} {r.n:>4} {r.n_unparseable:>6} "
+            f"{r.n_failed:>6}  " + "  ".join(_cell(r, m) for m, _ in TABLE2_COLUMNS)
+        )
+    lines.append(
+        "LAV = share of answers judged valid; means over scored answers only, ±: half the 95 % bootstrap interval;"
+    )
+    lines.append(
+        "unpars / failed: answers with a judge output unparseable after one repair / a failed call, never counted as 0."
+    )
+    return "\n".join(lines)
+
+
+def error_table(rows: list[ErrorClassRow]) -> str:
+    lines = [f"{'model':14} {'temp':>4} {'condition':9} {'n':>4}  followed_context  reverted_to_prior  neither"]
+    for r in rows:
+        lines.append(
+            f"{r.model:14} {r.temperature:>4.2f} {r.condition:9} {r.n:>4}  {r.followed_context:>16.1%}  "
+            f"{r.reverted_to_prior:>17.1%}  {r.neither:>7.1%}"
+        )
+    return "\n".join(lines)
+
+
+def correlation_table(rows: list[Correlation]) -> str:
+    lines = ["per-context r of 0.5 LAV + 0.25 Acc + 0.25 Cm with ASS (divergent condition):"]
+    for c in rows:
+        p = "-" if c.pearson is None else f"{c.pearson:.3f}"
+        s = "-" if c.spearman is None else f"{c.spearman:.3f}"
+        lines.append(f"  {c.model} judged by {c.evaluator}: Pearson {p}, Spearman {s} over {c.n_contexts} contexts")
+    return "\n".join(lines)

@@ -1,54 +1,41 @@
-"""Scoring one generation with CDK-E's metrics: ASS by embedding, and with each evaluator FC, AC, Acc,
-Cm and LAV. Every score is written under its unique constraint, so a retried task never duplicates one;
-an unparseable judge output (after one repair) is stored as such with its raw text, never as 0."""
+"""CDK-E step 4: score one answer, by embedding (ASS) and with each evaluator (FC, AC, Acc, Cm, LAV; paper C,
+3.4). Every score is written under its unique constraint, so a retried task never duplicates one; an
+unparseable judge output (after one repair) is stored as such with its raw text, never as 0."""
 
-import hashlib
+from __future__ import annotations
+
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
 
+from evalplatform.hashing import text_hash
 from evalplatform.llm.client import LLMClient
 from evalplatform.llm.errors import ProviderError, TransientProviderError
-from evalplatform.llm.judges import (
-    JudgeOutcome,
-    judge_call,
-    parse_classification,
-    parse_lav,
-    parse_scale,
-    parse_statements,
-)
-from evalplatform.llm.prompts import (
+from evalplatform.llm.prompts.base import PromptTemplate
+from evalplatform.llm.structured import StructuredOutcome, structured_call
+from evalplatform.runs.clients import constraint_for, mode_for
+from evalplatform.runs.models import Generation, ModelEndpoint
+from scoring.cdke.metrics import answer_correctness, clip_unit, statement_f1
+from scoring.cdke.prompts import (
     CLASSIFY_STATEMENTS,
     EXTRACT_STATEMENTS,
     SCORE_ACCURACY,
     SCORE_COMPLETENESS,
     VALIDATE_ANSWER,
 )
-from evalplatform.llm.prompts.base import Constrain, PromptTemplate
-from evalplatform.runs.models import Generation, ModelEndpoint
-from scoring.cdke import answer_correctness, clip_unit, statement_f1
+from scoring.cdke.verdicts import parse_classification, parse_lav, parse_scale, parse_statements
 from scoring.embeddings import Encoder
 from scoring.models import GenerationScore, ScoreStatus, StatementSet
 
 ASS_VERSION = "ass@1"
 AC_VERSION = "ac@1"
 JUDGE_METRICS = ("fc", "ac", "acc", "cm", "lav")
+# Judge calls per scored answer and evaluator, for the pre-flight estimate: answer statements, classification,
+# Acc, Cm, LAV (the ground-truth statements are shared, counted once per question).
+JUDGE_CALLS_PER_ANSWER = 5
 Metric = GenerationScore.Metric
-
-
-def text_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def constraint_for(endpoint: ModelEndpoint) -> Constrain:
-    """llama.cpp takes grammars; OpenAI-style servers a JSON schema; Bedrock's Converse neither."""
-    if endpoint.provider == ModelEndpoint.Provider.LOCAL:
-        return "grammar"
-    if endpoint.provider == ModelEndpoint.Provider.BEDROCK:
-        return "none"
-    return "json_schema" if endpoint.mode == ModelEndpoint.Mode.CHAT else "grammar"
 
 
 def ass_record(*, generation: Generation, encoder: Encoder) -> GenerationScore:
@@ -83,14 +70,14 @@ class JudgeContext:
     cost_usd: float = 0.0
     calls: int = 0
 
-    def call(self, template: PromptTemplate, parser: Any, values: dict[str, object]) -> JudgeOutcome[Any]:
-        outcome = judge_call(
+    def call(self, template: PromptTemplate, parser: Any, values: dict[str, object]) -> StructuredOutcome[Any]:
+        outcome = structured_call(
             self.client,
             template,
             parser,
             model=self.evaluator.model_id,
             values=values,
-            mode="chat" if self.evaluator.mode == ModelEndpoint.Mode.CHAT else "completion",
+            mode=mode_for(self.evaluator),
             constrain=constraint_for(self.evaluator),
             temperature=0.0,
             seed=0,
@@ -110,7 +97,7 @@ class MetricResult:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-def _from_outcome(metric: str, outcome: JudgeOutcome[Any], value: float | None) -> MetricResult:
+def _from_outcome(metric: str, outcome: StructuredOutcome[Any], value: float | None) -> MetricResult:
     if outcome.status == "ok":
         return MetricResult(metric, value, ScoreStatus.OK, outcome.raw, {"calls": len(outcome.responses)})
     return MetricResult(

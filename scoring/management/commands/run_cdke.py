@@ -2,25 +2,27 @@
 --conditions divergent,real [--limit N] [--no-cache] [--budget USD] [--sync] [--json FILE]"""
 
 import json
-import sys
-import time
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evalplatform.corpus.models import Dataset
-from evalplatform.runs import services
+from evalplatform.runs.cli import dataset_named, follow_run, run_inline
+from evalplatform.runs.launch import run_launch
 from evalplatform.runs.models import Run
-from evalplatform.runs.report import correlation_table, error_table, table2
-from evalplatform.runs.results import context_correlations, error_class_rows, result_rows, run_results_json
+from evalplatform.runs.services import run_estimate
 from evalplatform.runs.spec import RunSpec, SpecError
-
-
-def progress_bar(run: Run, width: int = 40) -> str:
-    filled = int(width * run.progress_done / run.progress_total) if run.progress_total else 0
-    return f"\r[{'#' * filled}{'.' * (width - filled)}] {run.progress_done}/{run.progress_total} {run.status}"
+from scoring.cdke.results import (
+    context_correlations,
+    correlation_table,
+    error_class_rows,
+    error_table,
+    result_rows,
+    run_results_json,
+    table2,
+)
+from scoring.kg_results import kg_results, kg_table
 
 
 class Command(BaseCommand):
@@ -49,9 +51,7 @@ class Command(BaseCommand):
         parser.add_argument("--timeout", type=float, default=24 * 3600, help="Seconds to wait for the workers.")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        dataset = Dataset.objects.filter(name=options["dataset"]).first()
-        if dataset is None:
-            raise CommandError(f"no dataset named '{options['dataset']}'")
+        dataset = dataset_named(options["dataset"])
         spec: dict[str, Any] = {
             "models": options["models"],
             "evaluators": options["evaluators"],
@@ -74,41 +74,27 @@ class Command(BaseCommand):
             raise CommandError(f"--budget {options['budget']!r} is not an amount in USD") from None
         try:
             parsed = RunSpec.from_dict(spec)
-            estimate = services.run_estimate(dataset=dataset, spec=parsed)
+            estimate = run_estimate(dataset=dataset, spec=parsed)
             self.stdout.write(
                 f"pre-flight estimate: {estimate.n_requests} calls, ~{estimate.input_tokens} input and "
                 f"<= {estimate.output_tokens} output tokens, <= ${estimate.cost_usd:.4f}"
             )
             if options["sync"]:
-                from evalplatform.celery import app
-
-                app.conf.task_always_eager = True
-            run = services.run_launch(dataset=dataset, spec=spec, budget_usd=budget)
+                run_inline()
+            run = run_launch(dataset=dataset, spec=spec, budget_usd=budget)
         except SpecError as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(f"run {run.pk}: {run.progress_total} units of work")
-        deadline = time.monotonic() + options["timeout"]
-        while True:
-            run.refresh_from_db()
-            sys.stdout.write(progress_bar(run))
-            sys.stdout.flush()
-            if run.status not in (Run.Status.QUEUED, Run.Status.RUNNING) or time.monotonic() > deadline:
-                break
-            time.sleep(1)
-        sys.stdout.write("\n")
+        follow_run(run, timeout_s=options["timeout"])
         self.report(run, options["json"])
 
     def report(self, run: Run, json_path: Path | None) -> None:
-        self.stdout.write(f"run {run.pk} {run.status}" + (f": {run.status_reason}" if run.status_reason else ""))
         self.stdout.write(f"cost ${run.cost_usd:.6f}")
         self.stdout.write(table2(result_rows(run)))
         self.stdout.write("")
         self.stdout.write(error_table(error_class_rows(run)))
         self.stdout.write(correlation_table(context_correlations(run)))
         if run.spec.get("kg"):
-            from scoring.services.kg_runs import kg_results
-            from scoring.services.reporting import kg_table
-
             self.stdout.write("")
             self.stdout.write("knowledge graphs (GoldSim = S3KG(answer, gold), CtxSim = S3KG(answer, context)):")
             self.stdout.write(kg_table(kg_results(run)))

@@ -4,9 +4,12 @@ import pytest
 
 from evalplatform.llm.client import LLMClient
 from evalplatform.llm.errors import UnparseableOutput
-from evalplatform.llm.judges import (
+from evalplatform.llm.providers.openai_provider import OpenAIProvider
+from evalplatform.llm.retry import NO_RETRY
+from evalplatform.llm.structured import structured_call
+from scoring.cdke.prompts import SCORE_ACCURACY, VALIDATE_ANSWER
+from scoring.cdke.verdicts import (
     Classification,
-    judge_call,
     parse_classification,
     parse_fabrication,
     parse_lav,
@@ -14,9 +17,6 @@ from evalplatform.llm.judges import (
     parse_scale,
     parse_statements,
 )
-from evalplatform.llm.prompts import SCORE_ACCURACY, VALIDATE_ANSWER
-from evalplatform.llm.providers.openai_provider import OpenAIProvider
-from evalplatform.llm.retry import NO_RETRY
 from tests.llm.fake_openai_server import FakeOpenAIServer, ok
 
 VALUES = {"question": "Which day?", "ground_truth": "Tuesday", "answer": "Friday"}
@@ -99,14 +99,14 @@ def _client(server: FakeOpenAIServer) -> LLMClient:
 
 def test_judge_call_parses_a_good_output_in_one_call(fake_server: FakeOpenAIServer) -> None:
     fake_server.script(ok('{"verdict": "invalid"}'))
-    outcome = judge_call(_client(fake_server), VALIDATE_ANSWER, parse_lav, model="m", values=VALUES)
+    outcome = structured_call(_client(fake_server), VALIDATE_ANSWER, parse_lav, model="m", values=VALUES)
     assert (outcome.value, outcome.status, len(outcome.responses)) == (False, "ok", 1)
     assert fake_server.requests[0]["body"]["grammar"] == VALIDATE_ANSWER.grammar
 
 
 def test_judge_call_repairs_once_then_succeeds(fake_server: FakeOpenAIServer) -> None:
     fake_server.script(ok("I think it is quite good"), ok('{"score": 0.5}'))
-    outcome = judge_call(_client(fake_server), SCORE_ACCURACY, parse_scale, model="m", values=VALUES)
+    outcome = structured_call(_client(fake_server), SCORE_ACCURACY, parse_scale, model="m", values=VALUES)
     assert (outcome.value, outcome.status, outcome.raw) == (0.5, "ok", '{"score": 0.5}')
     repair_prompt = fake_server.requests[1]["body"]["prompt"]
     assert repair_prompt.startswith(fake_server.requests[0]["body"]["prompt"])  # same prefix: cache-friendly
@@ -117,7 +117,7 @@ def test_judge_call_marks_garbage_unparseable_after_one_repair_never_zero(
     fake_server: FakeOpenAIServer,
 ) -> None:
     fake_server.script(ok("garbage"), ok("more garbage"), ok('{"score": 1}'))
-    outcome = judge_call(_client(fake_server), SCORE_ACCURACY, parse_scale, model="m", values=VALUES)
+    outcome = structured_call(_client(fake_server), SCORE_ACCURACY, parse_scale, model="m", values=VALUES)
     assert outcome.value is None
     assert outcome.status == "unparseable"
     assert outcome.raw == "more garbage"
@@ -129,7 +129,7 @@ def test_judge_call_in_chat_mode_repairs_with_an_assistant_and_a_user_turn(
     fake_server: FakeOpenAIServer,
 ) -> None:
     fake_server.script(ok("nope"), ok('{"verdict": "valid"}'))
-    outcome = judge_call(
+    outcome = structured_call(
         _client(fake_server),
         VALIDATE_ANSWER,
         parse_lav,

@@ -1,5 +1,5 @@
-"""GBNF grammars (llama.cpp) and JSON schemas for every structured output. Each grammar admits exactly
-the JSON shape its parser in ``evalplatform.llm.judges`` accepts, written compactly (single spaces)."""
+"""GBNF grammars (llama.cpp) and JSON schemas for every structured output of CDK-E. Each grammar admits exactly
+the JSON shape its parser in ``scoring.cdke.verdicts`` accepts, written compactly (single spaces)."""
 
 from __future__ import annotations
 

@@ -5,16 +5,16 @@ from dataclasses import replace
 
 import pytest
 
-from evalplatform.llm import judges
-from evalplatform.llm.prompts import (
+from scoring.cdke import grammars as g
+from scoring.cdke import verdicts as judges
+from scoring.cdke.prompts import (
     ANSWER_WITH_CONTEXT,
-    REGISTRY,
     SCORE_ACCURACY,
     VALIDATE_ANSWER,
     answer_template,
     answer_values,
 )
-from evalplatform.llm.prompts import grammars as g
+from scoring.cdke.prompts import CDKE_PROMPTS as REGISTRY
 
 
 def test_registry_names_are_unique_and_version_tags_carry_the_hash() -> None:

@@ -5,8 +5,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evalplatform.corpus.models import Dataset
-from evalplatform.runs.authoring import DEFAULT_ALTERATIONS, contexts_fabricate
 from evalplatform.runs.models import ModelEndpoint
+from scoring.cdke.fabricate import DEFAULT_ALTERATIONS, contexts_fabricate
 
 
 class Command(BaseCommand):

@@ -1,0 +1,122 @@
+"""CDK-E step 1: a generator model rewrites real texts into divergent contexts (paper C, 3.1). What the
+generator returns is parsed strictly (one repair); an unparseable output creates nothing and is reported with
+its raw text."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Max
+
+from evalplatform.audit.services import audit_record
+from evalplatform.corpus.models import Alteration, Context, Dataset
+from evalplatform.llm.client import LLMClient
+from evalplatform.llm.prompts.base import PromptTemplate
+from evalplatform.llm.structured import StructuredOutcome, structured_call
+from evalplatform.runs.clients import client_for, constraint_for, mode_for
+from evalplatform.runs.models import ModelEndpoint
+from scoring.cdke.prompts import FABRICATE_CONTEXT
+from scoring.cdke.verdicts import parse_fabrication
+
+# 5: alterations asked per context; the DKD contexts carry several changed facts per article (paper C, 3.1).
+DEFAULT_ALTERATIONS = 5
+# 0.7: the generator's temperature, some variety in what it rewrites (our choice; paper C does not state one).
+GENERATOR_TEMPERATURE = 0.7
+T = TypeVar("T")
+
+
+@dataclass
+class AuthoringReport:
+    """What a generator step made: how many rows, and each refused output with its context and raw text."""
+
+    created: int = 0
+    unparseable: list[tuple[str, str]] = field(default_factory=list)  # (context key, raw output)
+
+
+def generator_call(
+    client: LLMClient,
+    generator: ModelEndpoint,
+    template: PromptTemplate,
+    parser: Callable[[str], T],
+    values: dict[str, object],
+) -> StructuredOutcome[T]:
+    """One call of the generator model at the generator's temperature, parsed strictly (one repair)."""
+    return structured_call(
+        client,
+        template,
+        parser,
+        model=generator.model_id,
+        values=values,
+        mode=mode_for(generator),
+        constrain=constraint_for(generator),
+        temperature=GENERATOR_TEMPERATURE,
+        seed=0,
+    )
+
+
+def contexts_fabricate(
+    *,
+    source: Dataset,
+    target_name: str,
+    generator: ModelEndpoint,
+    n_alterations: int = DEFAULT_ALTERATIONS,
+    limit: int | None = None,
+    actor: User | None = None,
+) -> tuple[Dataset, AuthoringReport]:
+    """Make (or complete) a dkd dataset whose contexts are divergent rewrites of ``source``'s texts: each keeps
+    the real text as ``source_text`` and the generator's list of alterations. Contexts already fabricated are
+    skipped, so a second call continues where the first stopped."""
+    client = client_for(generator)
+    report = AuthoringReport()
+    target, _ = Dataset.objects.get_or_create(
+        name=target_name,
+        defaults={
+            "kind": Dataset.Kind.DKD,
+            "source": f"fabricated from {source.name} by {generator.name}",
+            "project": source.project,
+            "created_by": actor,
+        },
+    )
+    done = set(target.contexts.values_list("key", flat=True))
+    contexts = source.contexts.order_by("position", "pk").exclude(key__in=done)
+    for context in contexts[:limit] if limit else contexts:
+        real = context.source_text or context.text
+        outcome = generator_call(
+            client,
+            generator,
+            FABRICATE_CONTEXT,
+            parse_fabrication,
+            {"source_text": real, "n_alterations": n_alterations},
+        )
+        if outcome.value is None:
+            report.unparseable.append((context.key, outcome.raw))
+            continue
+        with transaction.atomic():
+            position = (target.contexts.aggregate(m=Max("position"))["m"] or -1) + 1
+            new = Context.objects.create(
+                dataset=target,
+                key=context.key,
+                position=position,
+                topic=context.topic,
+                text=outcome.value.divergent_text,
+                source_text=real,
+            )
+            Alteration.objects.bulk_create(
+                [
+                    Alteration(context=new, position=i, field=a.kind, original=a.original, divergent=a.divergent)
+                    for i, a in enumerate(outcome.value.alterations)
+                ]
+            )
+            audit_record(
+                actor=actor,
+                action="context.fabricate",
+                obj=new,
+                payload={"from": source.name, "context": context.key, "generator": generator.name},
+                dataset=target,
+            )
+        report.created += 1
+    return target, report
