@@ -63,7 +63,8 @@ def test_killed_worker_then_resume_loses_and_duplicates_nothing(
             dataset=sample_dataset,
             spec={"models": ["cand"], "evaluators": ["judge-a"], "per_context": 2, "conditions": ["divergent"]},
         )
-    assert judge_server.held.wait(40), "the worker never reached the held judge call"
+    # A generous bound: a worker on a busy machine takes a while to load torch and the encoder.
+    assert judge_server.held.wait(150), "the worker never reached the held judge call"
     os.kill(worker.pid, signal.SIGKILL)
     worker.wait(timeout=30)
     judge_server.release.set()
