@@ -10,7 +10,7 @@ from django.db.models import Q
 
 from evalplatform.corpus.models import Question
 from evalplatform.runs.models import Generation
-from scoring.models import GraphScore
+from scoring.models import ErrorTypeJudgement, GraphScore
 
 # Two annotators validate each question independently, then reach consensus (CDK-E, Context Is King §3.2).
 REVIEW_OVERLAP = 2
@@ -211,6 +211,12 @@ class CalibrationLabel(models.Model):
     lav = models.PositiveSmallIntegerField(help_text="1 valid, 0 not valid.")
     acc = models.FloatField(help_text="Accuracy on 0, 0.25, 0.5, 0.75, 1.")
     cm = models.FloatField(help_text="Completeness on 0, 0.25, 0.5, 0.75, 1.")
+    error_type = models.CharField(
+        max_length=24,
+        blank=True,
+        choices=ErrorTypeJudgement.Label.choices,
+        help_text="Why a not-valid answer is wrong (paper C's error analysis); empty for a valid one.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -221,6 +227,9 @@ class CalibrationLabel(models.Model):
             models.CheckConstraint(
                 condition=Q(acc__in=[0, 0.25, 0.5, 0.75, 1]) & Q(cm__in=[0, 0.25, 0.5, 0.75, 1]),
                 name="calibration_scale_in_quarters",
+            ),
+            models.CheckConstraint(
+                condition=Q(lav=0) | Q(error_type=""), name="calibration_error_type_only_if_invalid"
             ),
         ]
 

@@ -21,6 +21,8 @@ from annotation.services.queue import AnnotationError
 from evalplatform.corpus.selectors import audit_events_visible_to, datasets_visible_to
 from evalplatform.permissions import page_requires
 from evalplatform.runs.models import Run
+from scoring.cdke.answer import context_shown
+from scoring.models import ErrorTypeJudgement
 
 AUDIT_PAGE = 200
 
@@ -213,6 +215,7 @@ def calibration(request: HttpRequest, pk: int) -> HttpResponse:
                 lav=int(request.POST.get("lav", "")),
                 acc=float(request.POST.get("acc", "")),
                 cm=float(request.POST.get("cm", "")),
+                error_type=request.POST.get("error_type", ""),
             ),
             AnnotationError,
             ValueError,
@@ -220,10 +223,13 @@ def calibration(request: HttpRequest, pk: int) -> HttpResponse:
         if not error:
             messages.success(request, "Label saved.")
             return redirect("annotation:calibration-next")
+    generation = item.generation
     context = {
         "item": item,
-        "generation": item.generation,
+        "generation": generation,
+        "shown_context": context_shown(generation.question, generation.condition),
         "scale": ["0", "0.25", "0.5", "0.75", "1"],
+        "error_types": ErrorTypeJudgement.Label.choices,
     }
     return _form(request, "annotation/calibration_form.html", context, error)
 

@@ -22,7 +22,7 @@ from evalplatform.llm.client import LLMClient
 from evalplatform.llm.providers.openai_provider import OpenAIProvider
 from evalplatform.llm.ratelimit import EndpointLimiter
 from evalplatform.llm.structured import structured_call
-from scoring.cdke.prompts import VALIDATE_ANSWER
+from scoring.cdke.judge_prompts import VALIDATE_ANSWER
 from scoring.cdke.verdicts import parse_lav
 from tests.llm.fake_openai_server import FakeOpenAIServer, ok
 

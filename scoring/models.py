@@ -4,7 +4,7 @@ graph similarities (GoldSim / CtxSim), TAU diagnoses and similarity-benchmark re
 from django.db import models
 from django.db.models import Q
 
-from evalplatform.corpus.models import Question, TextPair
+from evalplatform.corpus.models import Dataset, Question, TextPair
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
 
 
@@ -63,6 +63,61 @@ class GenerationScore(models.Model):
 
     def __str__(self) -> str:
         return f"{self.metric}={self.value} by {self.scorer} ({self.status})"
+
+
+class ErrorTypeJudgement(models.Model):
+    """An evaluator's error type of an answer its LAV found invalid (paper C's error analysis): hallucination,
+    context misalignment or verbose. Written with that evaluator's scores, in the same transaction."""
+
+    class Label(models.TextChoices):
+        HALLUCINATION = "hallucination", "Hallucination: facts in neither the context nor the ground truth"
+        CONTEXT_MISALIGNMENT = "context_misalignment", "Context misalignment: other facts than the context's"
+        VERBOSE = "verbose", "Verbose: the right facts buried in what was not asked"
+
+    generation = models.ForeignKey(Generation, on_delete=models.CASCADE, related_name="error_types")
+    scorer = models.CharField(max_length=200, help_text="The evaluator endpoint's name.")
+    evaluator = models.ForeignKey(ModelEndpoint, on_delete=models.PROTECT, related_name="error_types")
+    label = models.CharField(max_length=24, choices=Label.choices, blank=True, help_text="Empty unless status is ok.")
+    status = models.CharField(max_length=12, choices=ScoreStatus.choices, default=ScoreStatus.OK)
+    raw_output = models.TextField(blank=True, help_text="What the judge answered, verbatim.")
+    prompt_version = models.CharField(max_length=80, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["generation", "scorer"], name="error_type_one_per_evaluator"),
+            models.CheckConstraint(
+                condition=(Q(status="ok") & ~Q(label="")) | (~Q(status="ok") & Q(label="")),
+                name="error_type_label_only_when_ok",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.label or self.status} by {self.scorer}"
+
+
+class GeneratorRefusal(models.Model):
+    """What a generator model made that the platform refused to store as data (CDK-E steps 1 and 2): its raw
+    output and why, after one repair, kept for a person to review (the dataset's page lists them)."""
+
+    class Step(models.TextChoices):
+        FABRICATE = "fabricate", "Fabricated context"
+        QUESTIONS = "questions", "Draft question"
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="generator_refusals")
+    context_key = models.CharField(max_length=200, help_text="The context the artefact was for.")
+    step = models.CharField(max_length=12, choices=Step.choices)
+    generator = models.CharField(max_length=100, help_text="The generator endpoint's name.")
+    prompt_version = models.CharField(max_length=80)
+    raw_output = models.TextField(blank=True, help_text="What the generator returned last, verbatim.")
+    problems = models.JSONField(default=list, help_text="Why it was refused, one sentence each.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.step} for {self.context_key} refused: {'; '.join(self.problems)[:80]}"
 
 
 class StatementSet(models.Model):

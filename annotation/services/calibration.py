@@ -12,6 +12,7 @@ from annotation.models import CalibrationItem, CalibrationLabel
 from annotation.services.queue import AnnotationError
 from evalplatform.audit.services import audit_record
 from evalplatform.runs.models import Generation, Run
+from scoring.models import ErrorTypeJudgement
 
 
 def calibration_queue(*, run: Run, sample_size: int, seed: int, actor: User | None = None) -> list[CalibrationItem]:
@@ -37,21 +38,28 @@ def calibration_queue(*, run: Run, sample_size: int, seed: int, actor: User | No
 
 
 def calibration_label_submit(
-    *, item: CalibrationItem, annotator: User, lav: int, acc: float, cm: float
+    *, item: CalibrationItem, annotator: User, lav: int, acc: float, cm: float, error_type: str = ""
 ) -> CalibrationLabel:
-    """One human label per generation and annotator: LAV 0/1, Acc and Cm on the judges' quarter scale."""
+    """One human label per generation and annotator: LAV 0/1, Acc and Cm on the judges' quarter scale, and for
+    a not-valid answer optionally why (hallucination, context misalignment, verbose: paper C's error analysis)."""
     if lav not in (0, 1):
         raise AnnotationError("LAV is 1 (valid) or 0 (not valid)")
     if acc not in QUARTER_SCALE or cm not in QUARTER_SCALE:
         raise AnnotationError("Acc and Cm are one of 0, 0.25, 0.5, 0.75, 1")
+    if error_type and error_type not in ErrorTypeJudgement.Label.values:
+        raise AnnotationError(f"the error type is one of {', '.join(ErrorTypeJudgement.Label.values)}")
+    if error_type and lav == 1:
+        raise AnnotationError("an error type is for a not-valid answer")
     try:
         with transaction.atomic():
-            label = CalibrationLabel.objects.create(item=item, annotator=annotator, lav=lav, acc=acc, cm=cm)
+            label = CalibrationLabel.objects.create(
+                item=item, annotator=annotator, lav=lav, acc=acc, cm=cm, error_type=error_type
+            )
             audit_record(
                 actor=annotator,
                 action="calibration.label",
                 obj=label,
-                payload={"generation": item.generation_id, "lav": lav, "acc": acc, "cm": cm},
+                payload={"generation": item.generation_id, "lav": lav, "acc": acc, "cm": cm, "error_type": error_type},
                 dataset=item.generation.run.dataset,
             )
     except IntegrityError as exc:

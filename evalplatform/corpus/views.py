@@ -11,8 +11,10 @@ from evalplatform.corpus.selectors import dataset_counts, datasets_visible_to
 from evalplatform.corpus.serializers import question_status_counts
 from evalplatform.permissions import page_requires
 from evalplatform.roles import is_researcher
+from scoring.models import GeneratorRefusal
 
 CONTEXTS_PER_PAGE = 10
+REFUSALS_SHOWN = 100
 
 
 @page_requires(is_researcher)
@@ -53,5 +55,6 @@ def dataset_detail(request: HttpRequest, name: str) -> HttpResponse:
             "page": page,
             "contexts": shown,
             "export_formats": ["pairs-jsonl"] if dataset.kind == "pairs" else ["dkd", "qa-jsonl"],
+            "refusals": GeneratorRefusal.objects.filter(dataset=dataset)[:REFUSALS_SHOWN],
         },
     )

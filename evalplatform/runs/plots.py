@@ -1,6 +1,7 @@
-"""Plots drawn on the server as SVG with matplotlib's Agg-free SVG canvas: the per-context scatter of
-0.5 LAV + 0.25 Acc + 0.25 Cm against ASS (paper C, Fig. 4), the method x dataset heatmap of a similarity
-benchmark (paper S, Fig. 3), alpha-sweep curves, temperature trends and a knowledge graph.
+"""Plots drawn on the server as SVG with matplotlib's Agg-free SVG canvas: the per-context scatters of
+0.5 LAV + 0.25 Acc + 0.25 Cm against ASS (paper C, Fig. 4) and of LAV against Acc (its Fig. 5), the method x
+dataset heatmap of a similarity benchmark (paper S, Fig. 3), alpha-sweep curves, temperature trends and a
+knowledge graph.
 
 Every function takes plain data and returns an SVG document as text; nothing here touches the database."""
 
@@ -36,8 +37,14 @@ def _empty(message: str) -> str:
     return _svg(fig)
 
 
-def correlation_scatter_svg(series: Sequence[tuple[str, Sequence[tuple[float, float]], float | None]]) -> str:
-    """One panel per (label, points, r): x = mean ASS of a context, y = its 0.5 LAV + 0.25 Acc + 0.25 Cm."""
+def correlation_scatter_svg(
+    series: Sequence[tuple[str, Sequence[tuple[float, float]], float | None]],
+    *,
+    xlabel: str = "ASS",
+    ylabel: str = "0.5 LAV + 0.25 Acc + 0.25 Cm",
+) -> str:
+    """One panel per (label, points, r), a point per context: by default x = its mean ASS and y = its mean
+    0.5 LAV + 0.25 Acc + 0.25 Cm (paper C, Fig. 4); paper C's Fig. 5 puts Acc on x and LAV on y."""
     if not series:
         return _empty("no scored contexts yet")
     n = len(series)
@@ -51,8 +58,8 @@ def correlation_scatter_svg(series: Sequence[tuple[str, Sequence[tuple[float, fl
         ax.scatter(xs, ys, s=14, color="#1f77b4")
         ax.set_xlim(-0.02, 1.02)
         ax.set_ylim(-0.02, 1.02)
-        ax.set_xlabel("ASS")
-        ax.set_ylabel("0.5 LAV + 0.25 Acc + 0.25 Cm")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
         ax.set_title(f"{label}  r = {'n/a' if r is None else f'{r:.2f}'}")
         ax.grid(alpha=0.3)
     fig.tight_layout()

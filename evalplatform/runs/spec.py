@@ -4,11 +4,20 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 CONDITIONS = ("divergent", "real", "none")
-AC_CONVENTIONS = ("paper", "ragas")
-# 0.25: weight of FC in AC as "Context Is King" states it, AC = 0.75 ASS + 0.25 FC (paper C, section 3.4).
+# How AC weighs FC against ASS, AC = (1 - w) ASS + w FC. Paper C (section 3.4) says it uses "w = 0.25, the
+# default in RAGAS", but RAGAS's default puts 0.75 on factuality, and only w = 0.75 on FC makes the paper's own
+# Table 2 consistent (with 0.25, Llama 3 70B would need a mean FC of -53 %: docs/cdke.md). So "ragas" (0.75 on
+# FC) is the default; "paper" is the text read literally (0.25 on FC). A run records which it used.
+AC_CONVENTIONS = ("ragas", "paper")
+DEFAULT_AC_CONVENTION = "ragas"
+# 0.25: weight of FC in AC as the text of "Context Is King" states it (paper C, section 3.4).
 PAPER_FC_WEIGHT = 0.25
-# RAGAS's default answer_correctness weights are 0.75 factuality and 0.25 similarity.
+# 0.75: RAGAS's default answer_correctness weight on factuality (0.25 on similarity).
 RAGAS_FC_WEIGHT = 0.75
+# The evaluators' prompt sets (scoring.cdke.judge_prompts): "1" (our first), "2" (the paper's evaluators: shown
+# the context, one five-level rubric; the default), "authors" (the prompts published with the DKD).
+JUDGE_PROMPT_SETS = ("1", "2", "authors")
+DEFAULT_JUDGE_PROMPTS = "2"
 # 0.2 / 0.9 / 50: the candidates' sampling in "Context Is King" (section 4).
 PAPER_TEMPERATURE = 0.2
 
@@ -45,7 +54,8 @@ class RunSpec:
     limit: int | None = None
     use_cache: bool = True
     only_validated: bool = False
-    ac_convention: str = "paper"
+    ac_convention: str = DEFAULT_AC_CONVENTION
+    judge_prompts: str = DEFAULT_JUDGE_PROMPTS
     embedder: str | None = None
     per_context: int | None = None
     # Options of the knowledge-graph pass (S3KG / CUS / TAU), validated by scoring.kg_spec; None: no pass.
@@ -93,9 +103,12 @@ class RunSpec:
         kg = data.get("kg")
         if kg is not None and not isinstance(kg, dict):
             raise SpecError("kg", "must be an object of knowledge-graph options")
-        convention = data.get("ac_convention", "paper")
+        convention = data.get("ac_convention", DEFAULT_AC_CONVENTION)
         if convention not in AC_CONVENTIONS:
             raise SpecError("ac_convention", f"must be one of {', '.join(AC_CONVENTIONS)}")
+        judge_prompts = data.get("judge_prompts", DEFAULT_JUDGE_PROMPTS)
+        if judge_prompts not in JUDGE_PROMPT_SETS:
+            raise SpecError("judge_prompts", f"must be one of {', '.join(JUDGE_PROMPT_SETS)}")
         embedder = data.get("embedder")
         if embedder is not None and not isinstance(embedder, str):
             raise SpecError("embedder", "must be a sentence-transformers model path")
@@ -113,6 +126,7 @@ class RunSpec:
             use_cache=data.get("use_cache", True),
             only_validated=data.get("only_validated", False),
             ac_convention=convention,
+            judge_prompts=judge_prompts,
             embedder=embedder,
             per_context=per_context,
             kg=kg,

@@ -13,6 +13,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("runs/<int:pk>/generations/<int:gen>/", views.generation_detail, name="generation"),
     path("runs/<int:pk>/plots/correlation.svg", views.plot_correlation, name="plot-correlation"),
     path("runs/<int:pk>/plots/temperature.svg", views.plot_temperature, name="plot-temperature"),
+    path("runs/<int:pk>/plots/lav-accuracy.svg", views.plot_lav_accuracy, name="plot-lav-accuracy"),
     path("api/endpoints/", api.EndpointListView.as_view(), name="api-endpoints"),
     path("api/runs/", api.RunListView.as_view(), name="api-run-list"),
     path("api/runs/estimate/", api.RunEstimateView.as_view(), name="api-run-estimate"),

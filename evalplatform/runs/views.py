@@ -21,7 +21,15 @@ from evalplatform.runs.services import run_estimate
 from evalplatform.runs.spec import CONDITIONS, RunSpec, SpecError
 from evalplatform.throttling import page_throttle_wait
 from scoring import selectors as scoring_selectors
-from scoring.cdke.results import TABLE_METRICS, context_correlations, error_class_rows, result_rows
+from scoring.cdke.results import (
+    TABLE_METRICS,
+    context_correlations,
+    context_lav_accuracy,
+    error_class_rows,
+    error_type_rows,
+    result_rows,
+)
+from scoring.models import ErrorTypeJudgement
 
 GENERATIONS_PER_PAGE = 50
 SVG = "image/svg+xml"
@@ -134,6 +142,9 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "metrics": TABLE_METRICS,
         "graph_rows": scoring_selectors.graph_score_rows(run),
         "error_rows": error_class_rows(run),
+        "error_type_rows": error_type_rows(run),
+        "error_labels": ErrorTypeJudgement.Label.choices,
+        "lav_accuracy": context_lav_accuracy(run),
         "correlations": context_correlations(run),
         "page": page,
         "active": run.status in (Run.Status.QUEUED, Run.Status.RUNNING),
@@ -167,6 +178,14 @@ def plot_correlation(request: HttpRequest, pk: int) -> HttpResponse:
     run = _run_or_404(request, pk)
     series = [(f"{c.model} / {c.evaluator}", c.points, c.pearson) for c in context_correlations(run)]
     return _svg(plots.correlation_scatter_svg(series))
+
+
+@page_requires(is_researcher)
+def plot_lav_accuracy(request: HttpRequest, pk: int) -> HttpResponse:
+    """Per context: LAV against Acc, per model and evaluator (paper C, Fig. 5)."""
+    run = _run_or_404(request, pk)
+    series = [(f"{c.model} / {c.evaluator}", c.points, c.pearson) for c in context_lav_accuracy(run)]
+    return _svg(plots.correlation_scatter_svg(series, xlabel="Acc", ylabel="LAV (share valid)"))
 
 
 @page_requires(is_researcher)

@@ -1,6 +1,7 @@
 """CDK-E step 1: a generator model rewrites real texts into divergent contexts (paper C, 3.1). What the
-generator returns is parsed strictly (one repair); an unparseable output creates nothing and is reported with
-its raw text."""
+generator returns is parsed strictly and checked against what it claims (``scoring.cdke.checks``): a context
+that does not really diverge, or an alteration the texts do not bear out, is repaired once, then refused: it
+creates nothing, and its raw output and the reasons are kept as a GeneratorRefusal for review."""
 
 from __future__ import annotations
 
@@ -15,12 +16,15 @@ from django.db.models import Max
 from evalplatform.audit.services import audit_record
 from evalplatform.corpus.models import Alteration, Context, Dataset
 from evalplatform.llm.client import LLMClient
+from evalplatform.llm.errors import UnparseableOutput
 from evalplatform.llm.prompts.base import PromptTemplate
 from evalplatform.llm.structured import StructuredOutcome, structured_call
 from evalplatform.runs.clients import client_for, constraint_for, mode_for
 from evalplatform.runs.models import ModelEndpoint
+from scoring.cdke.checks import fabrication_problems
 from scoring.cdke.prompts import FABRICATE_CONTEXT
-from scoring.cdke.verdicts import parse_fabrication
+from scoring.cdke.verdicts import Fabrication, parse_fabrication
+from scoring.models import GeneratorRefusal
 
 # 5: alterations asked per context; the DKD contexts carry several changed facts per article (paper C, 3.1).
 DEFAULT_ALTERATIONS = 5
@@ -31,10 +35,35 @@ T = TypeVar("T")
 
 @dataclass
 class AuthoringReport:
-    """What a generator step made: how many rows, and each refused output with its context and raw text."""
+    """What a generator step made: how many rows; each output refused whole, with its context and raw text;
+    how many single questions were refused; and how many fewer questions than asked the generator returned."""
 
     created: int = 0
     unparseable: list[tuple[str, str]] = field(default_factory=list)  # (context key, raw output)
+    refused: int = 0
+    short: int = 0
+
+
+def refusal_record(
+    *,
+    dataset: Dataset,
+    context_key: str,
+    step: str,
+    generator: ModelEndpoint,
+    template: PromptTemplate,
+    raw: str,
+    problems: list[str],
+) -> GeneratorRefusal:
+    """Keep a refused artefact for review (never as data)."""
+    return GeneratorRefusal.objects.create(
+        dataset=dataset,
+        context_key=context_key,
+        step=step,
+        generator=generator.name,
+        prompt_version=template.version_tag,
+        raw_output=raw,
+        problems=problems,
+    )
 
 
 def generator_call(
@@ -56,6 +85,19 @@ def generator_call(
         temperature=GENERATOR_TEMPERATURE,
         seed=0,
     )
+
+
+def fabrication_checked(real_text: str) -> Callable[[str], Fabrication]:
+    """The fabrication parser for one real text: an output that does not bear out its claims is unparseable."""
+
+    def parse(raw: str) -> Fabrication:
+        fabrication = parse_fabrication(raw)
+        problems = fabrication_problems(real_text, fabrication, FABRICATE_CONTEXT.text)
+        if problems:
+            raise UnparseableOutput("; ".join(problems), raw=raw)
+        return fabrication
+
+    return parse
 
 
 def contexts_fabricate(
@@ -89,11 +131,21 @@ def contexts_fabricate(
             client,
             generator,
             FABRICATE_CONTEXT,
-            parse_fabrication,
+            fabrication_checked(real),
             {"source_text": real, "n_alterations": n_alterations},
         )
         if outcome.value is None:
             report.unparseable.append((context.key, outcome.raw))
+            problems = [outcome.error or "unparseable"]
+            refusal_record(
+                dataset=target,
+                context_key=context.key,
+                step=GeneratorRefusal.Step.FABRICATE,
+                generator=generator,
+                template=FABRICATE_CONTEXT,
+                raw=outcome.raw,
+                problems=problems,
+            )
             continue
         with transaction.atomic():
             position = (target.contexts.aggregate(m=Max("position"))["m"] or -1) + 1

@@ -38,6 +38,15 @@ QUESTIONS_GRAMMAR = "\n".join(
     ]
 )
 
+# hallucination / context_misalignment / verbose: paper C's error analysis of wrong answers.
+ERROR_TYPES = ("hallucination", "context_misalignment", "verbose")
+ERROR_TYPE_GRAMMAR = 'root ::= " "? "{\\"error\\": \\"" ( "hallucination" | "context_misalignment" | "verbose" ) "\\"}"'
+
+# The authors' published output formats (plain text, not JSON): two scores from 0.0 to 1.0, and LAV 1 / 0.
+_UNIT_NUMBER = 'unit ::= ( "0" ( "." [0-9] [0-9]? )? ) | ( "1" ( "." "0" "0"? )? )'
+AUTHORS_ACC_CM_GRAMMAR = "\n".join(['root ::= "Accuracy: " unit "\\nCompleteness: " unit', _UNIT_NUMBER])
+AUTHORS_LAV_GRAMMAR = 'root ::= "LAV: " ( "0" | "1" )'
+
 ALTERATION_KINDS = ("date", "name", "place", "sequence", "event")
 SCALE_VALUES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
@@ -57,6 +66,7 @@ STATEMENTS_SCHEMA = _object({"statements": _STRINGS})
 CLASSIFICATION_SCHEMA = _object({"TP": _STRINGS, "FP": _STRINGS, "FN": _STRINGS})
 SCALE_SCHEMA = _object({"score": {"type": "number", "enum": list(SCALE_VALUES)}})
 LAV_SCHEMA = _object({"verdict": {"type": "string", "enum": ["valid", "invalid"]}})
+ERROR_TYPE_SCHEMA = _object({"error": {"type": "string", "enum": list(ERROR_TYPES)}})
 FABRICATION_SCHEMA = _object(
     {
         "divergent_text": {"type": "string"},

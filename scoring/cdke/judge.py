@@ -5,6 +5,7 @@ unparseable judge output (after one repair) is stored as such with its raw text,
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,29 +13,23 @@ from django.db import transaction
 
 from evalplatform.hashing import text_hash
 from evalplatform.llm.client import LLMClient
-from evalplatform.llm.errors import ProviderError, TransientProviderError
+from evalplatform.llm.errors import ProviderError, TransientProviderError, UnparseableOutput
 from evalplatform.llm.prompts.base import PromptTemplate
 from evalplatform.llm.structured import StructuredOutcome, structured_call
 from evalplatform.runs.clients import constraint_for, mode_for
 from evalplatform.runs.models import Generation, ModelEndpoint
-from scoring.cdke.metrics import answer_correctness, clip_unit, statement_f1
-from scoring.cdke.prompts import (
-    CLASSIFY_STATEMENTS,
-    EXTRACT_STATEMENTS,
-    SCORE_ACCURACY,
-    SCORE_COMPLETENESS,
-    VALIDATE_ANSWER,
-)
-from scoring.cdke.verdicts import parse_classification, parse_lav, parse_scale, parse_statements
+from scoring.cdke.answer import context_shown
+from scoring.cdke.judge_prompts import JudgePrompts
+from scoring.cdke.metrics import answer_correctness, clip_unit, fc_from_verdict
+from scoring.cdke.verdicts import Classification, parse_classification, parse_error_type, parse_statements
 from scoring.embeddings import Encoder
-from scoring.models import GenerationScore, ScoreStatus, StatementSet
+from scoring.models import ErrorTypeJudgement, GenerationScore, ScoreStatus, StatementSet
 
 ASS_VERSION = "ass@1"
 AC_VERSION = "ac@1"
 JUDGE_METRICS = ("fc", "ac", "acc", "cm", "lav")
-# Judge calls per scored answer and evaluator, for the pre-flight estimate: answer statements, classification,
-# Acc, Cm, LAV (the ground-truth statements are shared, counted once per question).
-JUDGE_CALLS_PER_ANSWER = 5
+# What a closed-book answer's judge is told about its context.
+NO_CONTEXT = "(none: the model answered without a context)"
 Metric = GenerationScore.Metric
 
 
@@ -66,6 +61,7 @@ class JudgeContext:
 
     evaluator: ModelEndpoint
     client: LLMClient
+    prompts: JudgePrompts
     use_cache: bool = True
     cost_usd: float = 0.0
     calls: int = 0
@@ -111,11 +107,11 @@ def statements_for(
     """The evaluator's atomic statements of a text, extracted once per (evaluator, text, prompt version):
     a ground truth is split once and reused by every model, temperature and sample of the run."""
     digest = text_hash(text)
-    version = EXTRACT_STATEMENTS.version_tag
+    version = judge.prompts.extract.version_tag
     found = StatementSet.objects.filter(evaluator=judge.evaluator, text_hash=digest, prompt_version=version).first()
     if found is not None:
         return found
-    outcome = judge.call(EXTRACT_STATEMENTS, parse_statements, {"question": question_text, "text": text})
+    outcome = judge.call(judge.prompts.extract, parse_statements, {"question": question_text, "text": text})
     StatementSet.objects.bulk_create(
         [
             StatementSet(
@@ -133,8 +129,23 @@ def statements_for(
     return StatementSet.objects.get(evaluator=judge.evaluator, text_hash=digest, prompt_version=version)
 
 
+def classification_checked(answer: list[str], truth: list[str]) -> Callable[[str], Classification]:
+    """The classification parser for one answer: a verdict that invents, repeats or moves a statement
+    (``fc_from_verdict``) is unparseable, so that it is repaired once and then counted, never scored."""
+
+    def parse(raw: str) -> Classification:
+        verdict = parse_classification(raw)
+        try:
+            fc_from_verdict(answer, truth, {"TP": verdict.tp, "FP": verdict.fp, "FN": verdict.fn})
+        except ValueError as exc:
+            raise UnparseableOutput(str(exc), raw=raw) from exc
+        return verdict
+
+    return parse
+
+
 def factual_correctness(judge: JudgeContext, generation: Generation) -> MetricResult:
-    """FC from statements: TP / (TP + 0.5 (FP + FN))."""
+    """FC from statements: TP / (TP + 0.5 (FP + FN)), the judge's verdict checked against the statements."""
     question = generation.question
     truth = statements_for(judge, question_text=question.text, text=question.ground_truth, question_id=question.pk)
     answer = statements_for(judge, question_text=question.text, text=generation.text)
@@ -144,8 +155,8 @@ def factual_correctness(judge: JudgeContext, generation: Generation) -> MetricRe
                 Metric.FC, None, ScoreStatus.UNPARSEABLE, found.raw_output, {"error": f"{side} statements unparseable"}
             )
     outcome = judge.call(
-        CLASSIFY_STATEMENTS,
-        parse_classification,
+        judge.prompts.classify,
+        classification_checked(answer.statements, truth.statements),
         {
             "question": question.text,
             "answer_statements": json.dumps(answer.statements, ensure_ascii=False),
@@ -155,7 +166,7 @@ def factual_correctness(judge: JudgeContext, generation: Generation) -> MetricRe
     if outcome.status != "ok" or outcome.value is None:
         return _from_outcome(Metric.FC, outcome, None)
     c = outcome.value
-    fc = statement_f1(len(c.tp), len(c.fp), len(c.fn))
+    fc = fc_from_verdict(answer.statements, truth.statements, {"TP": c.tp, "FP": c.fp, "FN": c.fn})
     details = {
         "answer_statements": answer.statements,
         "truth_statements": truth.statements,
@@ -168,16 +179,35 @@ def factual_correctness(judge: JudgeContext, generation: Generation) -> MetricRe
     return MetricResult(Metric.FC, fc, ScoreStatus.OK, outcome.raw, details)
 
 
-def _judge_values(generation: Generation) -> dict[str, object]:
-    return {
+def judge_values(generation: Generation, *, with_context: bool) -> dict[str, object]:
+    """What the evaluator is shown: the question, the ground truth, the answer and, for the prompt sets that
+    show it, the context the candidate was shown (none for a closed-book answer)."""
+    values: dict[str, object] = {
         "question": generation.question.text,
         "ground_truth": generation.question.ground_truth,
         "answer": generation.text,
     }
+    if with_context:
+        values["context"] = context_shown(generation.question, generation.condition) or NO_CONTEXT
+    return values
+
+
+def _accuracy_and_completeness(judge: JudgeContext, values: dict[str, object]) -> tuple[MetricResult, MetricResult]:
+    prompts = judge.prompts
+    if prompts.accuracy_and_completeness is not None and prompts.parse_accuracy_and_completeness is not None:
+        both = judge.call(prompts.accuracy_and_completeness, prompts.parse_accuracy_and_completeness, values)
+        acc, cm = both.value if both.value is not None else (None, None)
+        return _from_outcome(Metric.ACC, both, acc), _from_outcome(Metric.CM, both, cm)
+    assert prompts.accuracy is not None and prompts.completeness is not None and prompts.parse_scale is not None
+    acc_outcome = judge.call(prompts.accuracy, prompts.parse_scale, values)
+    cm_outcome = judge.call(prompts.completeness, prompts.parse_scale, values)
+    return _from_outcome(Metric.ACC, acc_outcome, acc_outcome.value), _from_outcome(
+        Metric.CM, cm_outcome, cm_outcome.value
+    )
 
 
 def judge_metrics(judge: JudgeContext, generation: Generation, *, ass: float, fc_weight: float) -> list[MetricResult]:
-    """FC, AC, Acc, Cm and LAV of one generation by one evaluator."""
+    """FC, AC, Acc, Cm and LAV of one generation by one evaluator, with the run's prompt set."""
     fc = factual_correctness(judge, generation)
     if fc.status == ScoreStatus.OK and fc.value is not None:
         ac = MetricResult(
@@ -186,18 +216,30 @@ def judge_metrics(judge: JudgeContext, generation: Generation, *, ass: float, fc
     else:
         ac = MetricResult(Metric.AC, None, fc.status, "", {"error": "FC could not be scored"})
     ac.details["fc_weight"] = fc_weight
-    values = _judge_values(generation)
-    acc_outcome = judge.call(SCORE_ACCURACY, parse_scale, values)
-    cm_outcome = judge.call(SCORE_COMPLETENESS, parse_scale, values)
-    lav_outcome = judge.call(VALIDATE_ANSWER, parse_lav, values)
+    values = judge_values(generation, with_context=judge.prompts.with_context)
+    acc, cm = _accuracy_and_completeness(judge, values)
+    lav_outcome = judge.call(judge.prompts.validate, judge.prompts.parse_validate, values)
     lav_value = None if lav_outcome.value is None else (1.0 if lav_outcome.value else 0.0)
-    return [
-        fc,
-        ac,
-        _from_outcome(Metric.ACC, acc_outcome, acc_outcome.value),
-        _from_outcome(Metric.CM, cm_outcome, cm_outcome.value),
-        _from_outcome(Metric.LAV, lav_outcome, lav_value),
-    ]
+    return [fc, ac, acc, cm, _from_outcome(Metric.LAV, lav_outcome, lav_value)]
+
+
+@dataclass(frozen=True)
+class ErrorTypeResult:
+    label: str
+    status: str
+    raw: str
+    prompt_version: str
+
+
+def error_type(judge: JudgeContext, generation: Generation) -> ErrorTypeResult | None:
+    """The evaluator's error type of an answer its LAV found invalid (paper C's error analysis); None when the
+    run's prompt set asks for none."""
+    template = judge.prompts.error_type
+    if template is None:
+        return None
+    outcome = judge.call(template, parse_error_type, judge_values(generation, with_context=True))
+    status = ScoreStatus.OK if outcome.status == "ok" else ScoreStatus.UNPARSEABLE
+    return ErrorTypeResult(outcome.value or "", status, outcome.raw, template.version_tag)
 
 
 def failed_metrics(error: str) -> list[MetricResult]:
@@ -205,8 +247,31 @@ def failed_metrics(error: str) -> list[MetricResult]:
 
 
 @transaction.atomic
-def scores_store(*, generation: Generation, evaluator: ModelEndpoint, results: list[MetricResult]) -> int:
-    """Write one evaluator's metrics of one generation together (LAV last marks the unit complete)."""
+def scores_store(
+    *,
+    generation: Generation,
+    evaluator: ModelEndpoint,
+    results: list[MetricResult],
+    prompt_set: str,
+    error: ErrorTypeResult | None = None,
+) -> int:
+    """Write one evaluator's metrics of one generation together, with the error type of an invalid answer (LAV,
+    written last, marks the unit complete)."""
+    if error is not None:
+        ErrorTypeJudgement.objects.bulk_create(
+            [
+                ErrorTypeJudgement(
+                    generation=generation,
+                    scorer=evaluator.name,
+                    evaluator=evaluator,
+                    label=error.label,
+                    status=error.status,
+                    raw_output=error.raw,
+                    prompt_version=error.prompt_version,
+                )
+            ],
+            ignore_conflicts=True,
+        )
     created = GenerationScore.objects.bulk_create(
         [
             GenerationScore(
@@ -218,7 +283,7 @@ def scores_store(*, generation: Generation, evaluator: ModelEndpoint, results: l
                 status=r.status,
                 raw_output=r.raw,
                 details=r.details,
-                metric_version=AC_VERSION if r.metric == Metric.AC else "judge@1",
+                metric_version=AC_VERSION if r.metric == Metric.AC else f"judge@{prompt_set}",
             )
             for r in results
         ],
@@ -234,11 +299,20 @@ def generation_score(
     if GenerationScore.objects.filter(generation=generation, scorer=judge.evaluator.name, metric=Metric.LAV).exists():
         return []
     ass = ass_record(generation=generation, encoder=encoder)
+    error: ErrorTypeResult | None = None
     try:
         results = judge_metrics(judge, generation, ass=float(ass.value or 0.0), fc_weight=fc_weight)
+        if any(r.metric == Metric.LAV and r.value == 0.0 for r in results):
+            error = error_type(judge, generation)
     except ProviderError as exc:
         results = failed_metrics(f"provider error: {exc}")
     except TransientProviderError as exc:
         results = failed_metrics(f"provider kept failing after retries: {exc}")
-    scores_store(generation=generation, evaluator=judge.evaluator, results=results)
+    scores_store(
+        generation=generation,
+        evaluator=judge.evaluator,
+        results=results,
+        prompt_set=judge.prompts.version,
+        error=error,
+    )
     return results

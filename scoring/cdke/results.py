@@ -11,7 +11,7 @@ from evalplatform.corpus.models import Alteration
 from evalplatform.runs.models import Generation, Run
 from scoring.cdke.metrics import JudgeComposite
 from scoring.error_classes import ERROR_CLASSES, classify_answer, fact_markers
-from scoring.models import GenerationScore, ScoreStatus
+from scoring.models import ErrorTypeJudgement, GenerationScore, ScoreStatus
 from scoring.stats import bootstrap_ci, pearson, spearman
 
 TABLE_METRICS = ("lav", "acc", "cm", "ass", "ac", "fc")
@@ -48,7 +48,7 @@ class ResultRow:
             "n_unparseable": self.n_unparseable,
             "n_failed": self.n_failed,
         }
-        for metric in TABLE_METRICS:
+        for metric in (*TABLE_METRICS, "lav_scored"):
             summary = self.metrics.get(metric)
             row[metric] = None if summary is None else summary.mean
         return row
@@ -59,6 +59,15 @@ def _summary(values: list[float], unparseable: int, failed: int, seed: int) -> M
         return MetricSummary(None, None, 0, unparseable, failed)
     mean = sum(values) / len(values)
     return MetricSummary(mean, bootstrap_ci(values, seed=seed), len(values), unparseable, failed)
+
+
+def _lav_of_all_answers(verdicts: list[float], unparseable: int, failed: int) -> MetricSummary:
+    """LAV as paper C reports it: the answers judged valid over all answers, so an answer whose verdict is
+    unparseable or whose call (or answer) failed counts as not valid there; those counts stay beside it, and
+    ``lav_scored`` is the share valid among the scored answers alone."""
+    every = verdicts + [0.0] * (unparseable + failed)
+    summary = _summary(every, unparseable, failed, seed=TABLE_METRICS.index("lav"))
+    return MetricSummary(summary.mean, summary.ci, len(every), unparseable, failed)
 
 
 def _score_rows(run: Run) -> list[dict[str, Any]]:
@@ -127,6 +136,8 @@ def result_rows(run: Run) -> list[ResultRow]:
         row = ResultRow(model, evaluator, temperature, condition, len(gens), n_any_unparseable, n_any_failed)
         for index, metric in enumerate(TABLE_METRICS):
             row.metrics[metric] = _summary(values[metric], unparseable[metric], failed[metric], seed=index)
+        row.metrics["lav_scored"] = row.metrics["lav"]
+        row.metrics["lav"] = _lav_of_all_answers(values["lav"], unparseable["lav"], failed["lav"])
         rows.append(row)
     return rows
 
@@ -161,15 +172,61 @@ def context_correlations(run: Run, condition: str = "divergent") -> list[Correla
         g = generations[gen_id]
         composite = JudgeComposite(metrics["lav"], metrics["acc"], metrics["cm"]).value
         groups[(g["model__name"], evaluator)][g["question__context_id"]].append((ass[gen_id], composite))
-    out = []
-    for (model, evaluator), contexts in sorted(groups.items()):
-        points = [
-            (sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts))
-            for _, pts in sorted(contexts.items())
-        ]
-        xs, ys = [p[0] for p in points], [p[1] for p in points]
-        out.append(Correlation(model, evaluator, len(points), pearson(xs, ys), spearman(xs, ys), points))
-    return out
+    return [_per_context(model, evaluator, contexts) for (model, evaluator), contexts in sorted(groups.items())]
+
+
+def context_lav_accuracy(run: Run, condition: str = "divergent") -> list[Correlation]:
+    """Paper C's Fig. 5: for each model and evaluator, each context's mean Acc (x) against its share of answers
+    judged valid (y), with Pearson and Spearman r over the contexts. Only answers with both an Acc and a LAV."""
+    generations = {g["pk"]: g for g in _generations(run) if g["condition"] == condition}
+    per_gen: dict[tuple[int, str], dict[str, float]] = defaultdict(dict)
+    for row in _score_rows(run):
+        if row["generation_id"] in generations and row["status"] == ScoreStatus.OK and row["metric"] in ("acc", "lav"):
+            per_gen[(row["generation_id"], row["scorer"])][row["metric"]] = float(row["value"])
+    groups: dict[tuple[str, str], dict[int, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
+    for (gen_id, evaluator), metrics in per_gen.items():
+        if {"acc", "lav"} <= set(metrics):
+            g = generations[gen_id]
+            groups[(g["model__name"], evaluator)][g["question__context_id"]].append((metrics["acc"], metrics["lav"]))
+    return [_per_context(model, evaluator, contexts) for (model, evaluator), contexts in sorted(groups.items())]
+
+
+def _per_context(model: str, evaluator: str, contexts: dict[int, list[tuple[float, float]]]) -> Correlation:
+    points = [
+        (sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts)) for _, pts in sorted(contexts.items())
+    ]
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    return Correlation(model, evaluator, len(points), pearson(xs, ys), spearman(xs, ys), points)
+
+
+@dataclass
+class ErrorTypeRow:
+    """Paper C's error analysis: the answers an evaluator found invalid, by the error type it gave them."""
+
+    model: str
+    evaluator: str
+    temperature: float
+    condition: str
+    n_invalid: int
+    counts: dict[str, int]
+    n_unparseable: int
+
+
+def error_type_rows(run: Run) -> list[ErrorTypeRow]:
+    labels = [label for label, _ in ErrorTypeJudgement.Label.choices]
+    groups: dict[CellKey, ErrorTypeRow] = {}
+    rows = ErrorTypeJudgement.objects.filter(generation__run=run).values_list(
+        "generation__model__name", "scorer", "generation__temperature", "generation__condition", "label", "status"
+    )
+    for model, evaluator, temperature, condition, label, status in rows:
+        key = (model, evaluator, temperature, condition)
+        row = groups.setdefault(key, ErrorTypeRow(*key, 0, dict.fromkeys(labels, 0), 0))
+        row.n_invalid += 1
+        if status == ScoreStatus.OK:
+            row.counts[label] += 1
+        else:
+            row.n_unparseable += 1
+    return [groups[key] for key in sorted(groups)]
 
 
 @dataclass
@@ -210,21 +267,24 @@ def error_class_rows(run: Run) -> list[ErrorClassRow]:
     return rows
 
 
+def _correlation_json(c: Correlation) -> dict[str, Any]:
+    return {
+        "model": c.model,
+        "evaluator": c.evaluator,
+        "n_contexts": c.n_contexts,
+        "pearson": c.pearson,
+        "spearman": c.spearman,
+    }
+
+
 def run_results_json(run: Run) -> dict[str, Any]:
     return {
         "run_id": run.pk,
         "rows": [r.as_json() for r in result_rows(run)],
         "error_classes": [{k: v for k, v in asdict(r).items() if k != "n"} | {"n": r.n} for r in error_class_rows(run)],
-        "correlations": [
-            {
-                "model": c.model,
-                "evaluator": c.evaluator,
-                "n_contexts": c.n_contexts,
-                "pearson": c.pearson,
-                "spearman": c.spearman,
-            }
-            for c in context_correlations(run)
-        ],
+        "correlations": [_correlation_json(c) for c in context_correlations(run)],
+        "lav_accuracy": [_correlation_json(c) for c in context_lav_accuracy(run)],
+        "error_types": [asdict(r) for r in error_type_rows(run)],
     }
 
 
@@ -234,7 +294,7 @@ def results_intervals(run: Run) -> list[dict[str, Any]]:
     for row in result_rows(run):
         cell: dict[str, Any] = {"model": row.model, "evaluator": row.evaluator, "temperature": row.temperature}
         cell["condition"] = row.condition
-        for metric in TABLE_METRICS:
+        for metric in (*TABLE_METRICS, "lav_scored"):
             summary = row.metrics.get(metric)
             cell[metric] = (
                 None
@@ -277,10 +337,13 @@ def table2(rows: list[ResultRow]) -> str:
             f"{r.n_failed:>6}  " + "  ".join(_cell(r, m) for m, _ in TABLE2_COLUMNS)
         )
     lines.append(
-        "LAV = share of answers judged valid; means over scored answers only, ±: half the 95 % bootstrap interval;"
+        "LAV = answers judged valid / all answers (paper C's denominator: unparseable and failed ones count as not"
     )
     lines.append(
-        "unpars / failed: answers with a judge output unparseable after one repair / a failed call, never counted as 0."
+        "valid there, and are counted beside); the other means are over scored answers only; ±: half the 95 % interval;"
+    )
+    lines.append(
+        "unpars / failed: answers with a judge output unparseable after one repair / a failed call (never 0 elsewhere)."
     )
     return "\n".join(lines)
 

@@ -18,16 +18,9 @@ from evalplatform.runs.spec import RunSpec
 from evalplatform.runs.stages import Stage
 from scoring import selectors
 from scoring.cdke.answer import answer_request
-from scoring.cdke.judge import AC_VERSION, ASS_VERSION, JUDGE_CALLS_PER_ANSWER, ass_record
-from scoring.cdke.prompts import (
-    ANSWER_CLOSED_BOOK,
-    ANSWER_WITH_CONTEXT,
-    CLASSIFY_STATEMENTS,
-    EXTRACT_STATEMENTS,
-    SCORE_ACCURACY,
-    SCORE_COMPLETENESS,
-    VALIDATE_ANSWER,
-)
+from scoring.cdke.judge import AC_VERSION, ASS_VERSION, ass_record, judge_values
+from scoring.cdke.judge_prompts import JUDGE_PROMPT_SETS
+from scoring.cdke.prompts import ANSWER_CLOSED_BOOK, ANSWER_WITH_CONTEXT
 from scoring.cdke.tasks import generation_answer_task, generation_score_task
 from scoring.embeddings import get_encoder
 from scoring.models import GenerationScore, ScoreStatus
@@ -48,6 +41,12 @@ def _add(a: CostEstimate, b: CostEstimate) -> CostEstimate:
 
 def _prompts(*templates: Any) -> dict[str, Any]:
     return {"prompts": {t.name: t.version_tag for t in templates}}
+
+
+def _estimate_values(question: Question, condition: str, with_context: bool) -> dict[str, object]:
+    """A judge call's values for the estimate, with the ground truth standing in for the answer."""
+    cell = Generation(question=question, condition=condition, text=question.ground_truth)
+    return judge_values(cell, with_context=with_context)
 
 
 def _evaluators(spec: RunSpec) -> list[ModelEndpoint]:
@@ -145,21 +144,27 @@ class JudgeStage(Stage):
         return len(spec.evaluators)
 
     def manifest(self, spec: RunSpec) -> dict[str, Any]:
-        metrics = {"ac": AC_VERSION, "fc_weight": spec.fc_weight, "ac_convention": spec.ac_convention}
-        templates = (EXTRACT_STATEMENTS, CLASSIFY_STATEMENTS, SCORE_ACCURACY, SCORE_COMPLETENESS, VALIDATE_ANSWER)
-        return _prompts(*templates) | {"metrics": metrics}
+        metrics = {
+            "ac": AC_VERSION,
+            "fc_weight": spec.fc_weight,
+            "ac_convention": spec.ac_convention,
+            "judge_prompts": spec.judge_prompts,
+        }
+        return _prompts(*JUDGE_PROMPT_SETS[spec.judge_prompts].templates) | {"metrics": metrics}
 
     def estimate(self, *, questions: Sequence[Question], spec: RunSpec) -> CostEstimate:
-        """Every judge call of every answer, priced like a LAV call on the question at its max_tokens; the
-        ground-truth statements are extracted once per question and evaluator."""
+        """Every judge call of every answer, priced like a LAV call on the question (with its context where the
+        prompt set shows it) at its max_tokens; the ground-truth statements are extracted once per question and
+        evaluator. The error type of invalid answers is not counted (how many there will be is not known)."""
         total = CostEstimate(0, 0, 0, 0.0)
         if not questions:
             return total
         n_answers = len(questions) * len(spec.models) * len(spec.conditions) * len(spec.temperatures) * spec.samples
+        prompts = JUDGE_PROMPT_SETS[spec.judge_prompts]
         for endpoint in endpoints_named(spec.evaluators, "evaluators"):
             judge_requests = [
-                VALIDATE_ANSWER.request(
-                    endpoint.model_id, {"question": q.text, "ground_truth": q.ground_truth, "answer": q.ground_truth}
+                prompts.validate.request(
+                    endpoint.model_id, _estimate_values(q, spec.conditions[0], prompts.with_context)
                 )
                 for q in questions
             ]
@@ -169,7 +174,7 @@ class JudgeStage(Stage):
                 float(endpoint.price_output_per_mtok),
                 JUDGE_ESTIMATE_MAX_TOKENS,
             )
-            scale = (n_answers * JUDGE_CALLS_PER_ANSWER + len(questions)) / len(questions)
+            scale = (n_answers * prompts.calls_per_answer + len(questions)) / len(questions)
             total = _add(
                 total,
                 CostEstimate(

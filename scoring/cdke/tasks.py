@@ -15,6 +15,7 @@ from evalplatform.runs.stages import stages_for
 from evalplatform.runs.tasks import MAX_RETRIES, retry_countdown
 from scoring.cdke.answer import generation_answer
 from scoring.cdke.judge import JudgeContext, generation_score
+from scoring.cdke.judge_prompts import JUDGE_PROMPT_SETS
 from scoring.embeddings import get_encoder
 
 
@@ -64,6 +65,7 @@ def generation_score_task(self: Task, generation_id: int, evaluator_id: int) -> 
     evaluator = ModelEndpoint.objects.get(pk=evaluator_id)
     judge = JudgeContext(
         evaluator=evaluator,
+        prompts=JUDGE_PROMPT_SETS[spec.judge_prompts],
         client=client_for(evaluator, budget=run_services.run_budget(run), use_cache=spec.use_cache),
         use_cache=spec.use_cache,
     )

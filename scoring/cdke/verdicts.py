@@ -5,11 +5,12 @@ keys, no prose, no out-of-scale value). Plain Python."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from evalplatform.llm.errors import UnparseableOutput
 from evalplatform.llm.structured import load_json_object, string_list
-from scoring.cdke.grammars import ALTERATION_KINDS, SCALE_VALUES
+from scoring.cdke.grammars import ALTERATION_KINDS, ERROR_TYPES, SCALE_VALUES
 
 
 def parse_statements(raw: str) -> tuple[str, ...]:
@@ -51,6 +52,37 @@ def parse_lav(raw: str) -> bool:
     if not isinstance(verdict, str) or verdict.strip().lower() not in ("valid", "invalid"):
         raise UnparseableOutput(f"verdict must be 'valid' or 'invalid', got {verdict!r}", raw=raw)
     return verdict.strip().lower() == "valid"
+
+
+def parse_error_type(raw: str) -> str:
+    """``{"error": E}`` with E one of hallucination, context_misalignment, verbose."""
+    data = load_json_object(raw, ("error",))
+    error = data["error"]
+    if error not in ERROR_TYPES:
+        raise UnparseableOutput(f"error must be one of {list(ERROR_TYPES)}, got {error!r}", raw=raw)
+    return str(error)
+
+
+_AUTHORS_SCORE = r"([01](?:\.\d+)?)"
+
+
+def parse_authors_acc_cm(raw: str) -> tuple[float, float]:
+    """The authors' format, two lines ``Accuracy: <score>`` and ``Completeness: <score>``, each in [0, 1]."""
+    match = re.fullmatch(rf"\s*Accuracy:\s*{_AUTHORS_SCORE}\s*\n\s*Completeness:\s*{_AUTHORS_SCORE}\s*", raw)
+    if match is None:
+        raise UnparseableOutput("expected two lines, 'Accuracy: <score>' and 'Completeness: <score>'", raw=raw)
+    accuracy, completeness = float(match.group(1)), float(match.group(2))
+    if not (0.0 <= accuracy <= 1.0 and 0.0 <= completeness <= 1.0):
+        raise UnparseableOutput("scores lie between 0.0 and 1.0", raw=raw)
+    return accuracy, completeness
+
+
+def parse_authors_lav(raw: str) -> bool:
+    """The authors' format, one line ``LAV: 1`` (valid) or ``LAV: 0``."""
+    match = re.fullmatch(r"\s*LAV:\s*([01])(?:\.0+)?\s*", raw)
+    if match is None:
+        raise UnparseableOutput("expected one line, 'LAV: 1' or 'LAV: 0'", raw=raw)
+    return match.group(1) == "1"
 
 
 @dataclass(frozen=True)

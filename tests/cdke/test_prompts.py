@@ -7,18 +7,13 @@ import pytest
 
 from scoring.cdke import grammars as g
 from scoring.cdke import verdicts as judges
-from scoring.cdke.prompts import (
-    ANSWER_WITH_CONTEXT,
-    SCORE_ACCURACY,
-    VALIDATE_ANSWER,
-    answer_template,
-    answer_values,
-)
+from scoring.cdke.judge_prompts import SCORE_ACCURACY, VALIDATE_ANSWER
+from scoring.cdke.prompts import ANSWER_WITH_CONTEXT, answer_template, answer_values
 from scoring.cdke.prompts import CDKE_PROMPTS as REGISTRY
 
 
 def test_registry_names_are_unique_and_version_tags_carry_the_hash() -> None:
-    assert len(REGISTRY) == 9
+    assert len(REGISTRY) == 10  # 2 generator, 2 answer, 6 evaluator prompts (set "2")
     for name, template in REGISTRY.items():
         assert template.name == name
         assert template.version_tag == f"{name}@{template.version}#{template.prompt_hash[:12]}"

@@ -7,7 +7,7 @@ from evalplatform.llm.errors import UnparseableOutput
 from evalplatform.llm.providers.openai_provider import OpenAIProvider
 from evalplatform.llm.retry import NO_RETRY
 from evalplatform.llm.structured import structured_call
-from scoring.cdke.prompts import SCORE_ACCURACY, VALIDATE_ANSWER
+from scoring.cdke.judge_prompts import SCORE_ACCURACY, VALIDATE_ANSWER
 from scoring.cdke.verdicts import (
     Classification,
     parse_classification,

@@ -13,15 +13,14 @@ from evalplatform.llm.cache import InMemoryCache
 from evalplatform.llm.client import LLMClient
 from evalplatform.llm.providers.openai_provider import OpenAIProvider
 from evalplatform.llm.structured import structured_call
-from scoring.cdke.prompts import (
+from scoring.cdke.judge_prompts import (
     CLASSIFY_STATEMENTS,
     EXTRACT_STATEMENTS,
     SCORE_ACCURACY,
     SCORE_COMPLETENESS,
     VALIDATE_ANSWER,
-    answer_template,
-    answer_values,
 )
+from scoring.cdke.prompts import answer_template, answer_values
 from scoring.cdke.verdicts import parse_classification, parse_lav, parse_scale, parse_statements
 
 pytestmark = [

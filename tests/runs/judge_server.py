@@ -1,6 +1,7 @@
 """A real OpenAI-compatible HTTP server that answers like a diligent candidate and judge, by prompt kind:
 candidate answers echo the ground truth's key phrase, statement extraction returns one statement, the
-classification calls everything TP, Acc/Cm score 1 and LAV says valid. Faults are injected per prompt
+classification calls everything TP, Acc/Cm score 1 and LAV says valid (in each prompt set's format), a
+wrong answer's error type is context misalignment. Faults are injected per prompt
 kind (timeouts, 429, 500, garbage), and a request can be held until the test releases it (to kill a
 worker mid-run). Every request is recorded."""
 
@@ -18,9 +19,15 @@ from tests.llm.fake_openai_server import _chat, _completion
 KINDS = {
     "Split an answer into atomic statements": "statements",
     "Compare the statements of an answer": "classify",
-    "Rate how accurate": "accuracy",
+    "Rate how accurate": "accuracy",  # prompt set "1"
+    "Accuracy: are the facts the answer states": "accuracy",  # set "2"
     "Rate how complete": "completeness",
+    "Completeness: how much of the ground truth": "completeness",
     "Decide whether the answer": "lav",
+    "The answer is valid when": "lav",
+    "Say which error it makes": "error_type",
+    "Evaluation Criteria:\nAccuracy and Completeness.": "authors_acc_cm",  # set "authors"
+    "Evaluate for validity based on alignment": "authors_lav",
     "You rewrite factual articles": "fabricate",
     "Below is a text in which some facts": "questions",
 }
@@ -28,7 +35,7 @@ KINDS = {
 
 def prompt_kind(prompt: str) -> str:
     for marker, kind in KINDS.items():
-        if prompt.startswith(marker):
+        if marker in prompt:
             return kind
     if "repair" in prompt or "could not be read" in prompt:
         return "repair"
@@ -52,13 +59,22 @@ def good_reply(kind: str, prompt: str, body: dict[str, Any]) -> str:
         return json.dumps({"score": 1})
     if kind == "lav":
         return json.dumps({"verdict": "valid"})
+    if kind == "error_type":
+        return json.dumps({"error": "context_misalignment"})
+    if kind == "authors_acc_cm":
+        return "Accuracy: 1.0\nCompleteness: 1.0"
+    if kind == "authors_lav":
+        return "LAV: 1"
     if kind == "fabricate":
         article = prompt.rsplit("Article:\n", 1)[-1].rsplit("\nJSON:", 1)[0]
         first = article.split()[0]
         alteration = {"kind": "name", "original": first, "divergent": first + "son"}
         return json.dumps({"divergent_text": article.replace(first, first + "son"), "alterations": [alteration]})
     if kind == "questions":
-        items = [{"question": f"Question {i}?", "ground_truth": f"Answer {i}."} for i in range(1, 4)]
+        # The ground truths carry the first divergent fact of the prompt's list of changes.
+        changed = prompt.split("Changed facts (original -> in the text):\n", 1)[-1].split("\n", 1)[0]
+        fact = changed.split(" -> ", 1)[-1].strip() or "nothing"
+        items = [{"question": f"What is asked in question {i}?", "ground_truth": f"{fact} {i}."} for i in range(1, 4)]
         return json.dumps({"questions": items})
     return "{}"
 
@@ -101,7 +117,12 @@ class JudgeServer:
                 if isinstance(fault, int):
                     self._send(fault, {"error": {"message": f"injected {fault}", "type": "server_error"}})
                     return
-                text = "this is not what was asked for" if fault == "garbage" else good_reply(kind, prompt, body)
+                if fault == "garbage":
+                    text = "this is not what was asked for"
+                elif isinstance(fault, tuple) and fault[0] == "reply":
+                    text = fault[1]  # a scripted reply: ("reply", text)
+                else:
+                    text = good_reply(kind, prompt, body)
                 is_chat = self.path.endswith("/chat/completions")
                 self._send(200, _chat(body, text) if is_chat else _completion(body, text))
 

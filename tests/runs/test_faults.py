@@ -62,7 +62,9 @@ def test_persistent_500_fails_that_cell_only_and_is_counted(
     assert run.progress_failed == 6  # three answers and their three scoring units
     (row,) = result_rows(run)
     assert (row.n, row.n_failed) == (3, 3)
-    assert row.metrics["lav"].mean is None and row.metrics["lav"].n_failed == 3
+    # Among scored answers there is no LAV; as paper C counts it (valid / all answers) it is 0 of 3, failures beside.
+    assert row.metrics["lav_scored"].mean is None and row.metrics["lav_scored"].n_failed == 3
+    assert row.metrics["lav"].mean == 0.0 and (row.metrics["lav"].n, row.metrics["lav"].n_failed) == (3, 3)
 
 
 def test_garbage_judge_output_is_stored_as_unparseable_never_as_zero(
@@ -75,7 +77,10 @@ def test_garbage_judge_output_is_stored_as_unparseable_never_as_zero(
     assert bad.raw_output == "this is not what was asked for"
     (row,) = result_rows(run)
     assert row.n_unparseable == 1
-    assert row.metrics["lav"].n == 2 and row.metrics["lav"].mean == 1.0
+    assert row.metrics["lav_scored"].n == 2 and row.metrics["lav_scored"].mean == 1.0
+    assert row.metrics["lav_scored"].n_unparseable == 1
+    # Paper C's LAV: 2 valid of 3 answers, the unparseable one counted beside.
+    assert row.metrics["lav"].mean == pytest.approx(2 / 3) and row.metrics["lav"].n == 3
     assert row.metrics["lav"].n_unparseable == 1
 
 

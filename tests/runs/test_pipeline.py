@@ -1,5 +1,6 @@
 """A CDK-E run end to end against a real OpenAI-compatible server: cells, scores, reuse, cache, budget."""
 
+import json
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -11,7 +12,7 @@ from evalplatform.runs.launch import run_launch
 from evalplatform.runs.models import CachedResponse, Generation, ModelEndpoint, Run
 from evalplatform.runs.spec import SpecError
 from scoring.cdke.results import error_class_rows, result_rows, run_results_json
-from scoring.models import GenerationScore, StatementSet
+from scoring.models import ErrorTypeJudgement, GenerationScore, StatementSet
 from tests.runs.judge_server import JudgeServer
 
 pytestmark = pytest.mark.django_db
@@ -52,7 +53,9 @@ def test_run_answers_every_cell_and_scores_every_metric_per_evaluator(
     assert row.metrics["lav"].mean == 1.0 and row.metrics["acc"].mean == 1.0
     assert row.metrics["fc"].mean == 1.0  # every answer statement judged TP, no FN
     ass = row.metrics["ass"].mean
-    assert ass is not None and row.metrics["ac"].mean == pytest.approx(0.75 * ass + 0.25 * 1.0)
+    # The default AC weighting is RAGAS's, 0.75 on FC, the one that reproduces paper C's Table 2.
+    assert ass is not None and row.metrics["ac"].mean == pytest.approx(0.25 * ass + 0.75 * 1.0)
+    assert run.manifest["metrics"]["fc_weight"] == 0.75 and run.manifest["metrics"]["judge_prompts"] == "2"
 
 
 def test_ground_truth_statements_are_extracted_once_per_question_and_evaluator(
@@ -141,3 +144,75 @@ def test_error_classes_follow_the_recorded_alterations(
     payload = run_results_json(run)
     assert payload["error_classes"][0]["condition"] == "divergent"
     assert payload["rows"][0]["lav"] is None  # no evaluator: nothing judged, null rather than 0
+
+
+def test_the_ac_convention_and_the_judge_prompts_a_run_used_are_its_own(
+    launch: Callable[..., Run], sample_dataset: Dataset, endpoint_factory: EndpointFactory, judge_server: JudgeServer
+) -> None:
+    endpoint_factory("cand")
+    endpoint_factory("judge")
+    run = launch(
+        sample_dataset, models=["cand"], evaluators=["judge"], ac_convention="paper", judge_prompts="authors", limit=2
+    )
+    assert run.status == Run.Status.DONE
+    rows = {r.condition: r for r in result_rows(run)}
+    ass = rows["divergent"].metrics["ass"].mean
+    # The text of paper C read literally: 0.25 on FC.
+    assert ass is not None and rows["divergent"].metrics["ac"].mean == pytest.approx(0.75 * ass + 0.25 * 1.0)
+    kinds = judge_server.count()
+    # The authors' prompts ask Acc and Cm in one call, in their own plain-text format, without the context (so
+    # the same answer under the divergent and the real context is one request, served once from the cache).
+    assert kinds["authors_acc_cm"] == kinds["authors_lav"] == 2 and kinds["accuracy"] == kinds["completeness"] == 0
+    prompt = next(p for kind, p in judge_server.prompts() if kind == "authors_acc_cm")
+    assert "Context:" not in prompt and "without considering factual correctness" in prompt
+    assert GenerationScore.objects.filter(generation__run=run, metric="acc", status="ok").count() == 4
+    assert set(GenerationScore.objects.filter(generation__run=run).values_list("metric_version", flat=True)) >= {
+        "judge@authors"
+    }
+
+
+def test_the_judges_of_the_current_prompts_see_the_context_the_candidate_saw(
+    launch: Callable[..., Run], sample_dataset: Dataset, endpoint_factory: EndpointFactory, judge_server: JudgeServer
+) -> None:
+    endpoint_factory("cand")
+    endpoint_factory("judge")
+    launch(sample_dataset, models=["cand"], evaluators=["judge"], conditions=["divergent", "real", "none"], limit=1)
+    question = sample_dataset.questions.order_by("context__position", "position").first()
+    assert question is not None
+    divergent_start = " ".join(question.context.text.split())[:60]
+    real_start = " ".join(question.context.source_text.split())[:60]
+    lav_prompts = [p for kind, p in judge_server.prompts() if kind == "lav"]
+    assert len(lav_prompts) == 3
+    assert sum(divergent_start in " ".join(p.split()) for p in lav_prompts) == 1
+    assert sum(real_start in " ".join(p.split()) for p in lav_prompts) == 1
+    assert sum("the model answered without a context" in p for p in lav_prompts) == 1
+    accuracy = next(p for kind, p in judge_server.prompts() if kind == "accuracy")
+    assert "0.25 = mostly incorrect" in accuracy and "never against what you know of the world" in accuracy
+
+
+def test_a_verdict_that_invents_a_statement_is_repaired_then_counted_unparseable(
+    launch: Callable[..., Run], sample_dataset: Dataset, endpoint_factory: EndpointFactory, judge_server: JudgeServer
+) -> None:
+    endpoint_factory("cand")
+    endpoint_factory("judge")
+    invented = json.dumps({"TP": ["A statement nobody extracted."], "FP": [], "FN": []})
+    judge_server.inject("classify", ("reply", invented), ("reply", invented))
+    run = launch(sample_dataset, models=["cand"], evaluators=["judge"], conditions=["divergent"], limit=1)
+    fc = GenerationScore.objects.get(generation__run=run, metric="fc")
+    assert fc.status == "unparseable" and fc.value is None and "not one of the answer statements" in fc.details["error"]
+    assert GenerationScore.objects.get(generation__run=run, metric="ac").status == "unparseable"
+    assert judge_server.count()["classify"] == 2  # the call and its one repair
+    (row,) = result_rows(run)
+    assert row.metrics["fc"].n_unparseable == 1 and row.metrics["fc"].mean is None
+
+
+def test_an_invalid_answer_gets_its_error_type(
+    launch: Callable[..., Run], sample_dataset: Dataset, endpoint_factory: EndpointFactory, judge_server: JudgeServer
+) -> None:
+    endpoint_factory("cand")
+    endpoint_factory("judge")
+    judge_server.inject("lav", ("reply", json.dumps({"verdict": "invalid"})))
+    run = launch(sample_dataset, models=["cand"], evaluators=["judge"], conditions=["divergent"], limit=2)
+    (judged,) = ErrorTypeJudgement.objects.filter(generation__run=run)
+    assert (judged.label, judged.status, judged.scorer) == ("context_misalignment", "ok", "judge")
+    assert judge_server.count()["error_type"] == 1  # only the invalid answer is asked about

@@ -31,6 +31,9 @@ class Command(BaseCommand):
             n_alterations=options["alterations"],
             limit=options["limit"],
         )
-        self.stdout.write(f"{target.name}: {report.created} contexts fabricated, {len(report.unparseable)} unparseable")
+        self.stdout.write(
+            f"{target.name}: {report.created} contexts fabricated, {len(report.unparseable)} refused "
+            "(unparseable, or not bearing out their alterations, after one repair; kept for review on its page)"
+        )
         for key, raw in report.unparseable:
-            self.stdout.write(f"  unparseable for {key}: {raw[:200]!r}")
+            self.stdout.write(f"  refused for {key}: {raw[:200]!r}")

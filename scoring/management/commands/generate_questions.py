@@ -26,6 +26,10 @@ class Command(BaseCommand):
         report = questions_generate(
             dataset=dataset, generator=generator, per_context=options["per_context"], limit=options["limit"]
         )
-        self.stdout.write(f"{dataset.name}: {report.created} draft questions, {len(report.unparseable)} unparseable")
+        self.stdout.write(
+            f"{dataset.name}: {report.created} draft questions, {report.refused} refused by the checks, "
+            f"{report.short} asked for but not written, {len(report.unparseable)} contexts with an unparseable output "
+            "(refusals are kept for review on the dataset's page)"
+        )
         for key, raw in report.unparseable:
             self.stdout.write(f"  unparseable for {key}: {raw[:200]!r}")

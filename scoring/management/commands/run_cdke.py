@@ -12,7 +12,14 @@ from evalplatform.runs.cli import dataset_named, follow_run, run_inline
 from evalplatform.runs.launch import run_launch
 from evalplatform.runs.models import Run
 from evalplatform.runs.services import run_estimate
-from evalplatform.runs.spec import RunSpec, SpecError
+from evalplatform.runs.spec import (
+    AC_CONVENTIONS,
+    DEFAULT_AC_CONVENTION,
+    DEFAULT_JUDGE_PROMPTS,
+    JUDGE_PROMPT_SETS,
+    RunSpec,
+    SpecError,
+)
 from scoring.cdke.results import (
     context_correlations,
     correlation_table,
@@ -40,7 +47,19 @@ class Command(BaseCommand):
         parser.add_argument("--per-context", type=int, help="Ask only the first N questions of each context.")
         parser.add_argument("--no-cache", action="store_true", help="Bypass the response cache.")
         parser.add_argument("--budget", help="Hard budget in USD; the run stops cleanly there.")
-        parser.add_argument("--ac-convention", default="paper", choices=["paper", "ragas"])
+        parser.add_argument(
+            "--ac-convention",
+            default=DEFAULT_AC_CONVENTION,
+            choices=AC_CONVENTIONS,
+            help="ragas: 0.75 on FC, reproduces paper C's Table 2 (default); paper: 0.25, its text read literally.",
+        )
+        parser.add_argument(
+            "--judge-prompts",
+            default=DEFAULT_JUDGE_PROMPTS,
+            choices=JUDGE_PROMPT_SETS,
+            help="The evaluators' prompts: 2 (shown the context, the five-level rubric; default), authors (the "
+            "prompts published with the DKD), 1 (our first).",
+        )
         parser.add_argument(
             "--kg",
             metavar="EXTRACTOR",
@@ -61,6 +80,7 @@ class Command(BaseCommand):
             "seed": options["seed"],
             "use_cache": not options["no_cache"],
             "ac_convention": options["ac_convention"],
+            "judge_prompts": options["judge_prompts"],
         }
         if options["limit"]:
             spec["limit"] = options["limit"]
