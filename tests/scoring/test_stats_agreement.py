@@ -71,7 +71,7 @@ def test_alpha_tiny_nominal_case() -> None:
     # alpha = 1 - 7 * 2 / (2 * 3 * 5) = 1 - 14/30 = 8/15.
     assert krippendorff_alpha([[1, 1, 2, 2], [1, 2, 2, 2]], "nominal") == pytest.approx(8 / 15)
     # A unit with one value is not pairable and changes nothing; string labels work as well as numbers.
-    labels = [["a", "a", "b", "b", "a"], ["a", "b", "b", "b", None]]
+    labels: list[list[str | None]] = [["a", "a", "b", "b", "a"], ["a", "b", "b", "b", None]]
     assert krippendorff_alpha(labels, "nominal") == pytest.approx(8 / 15)
 
 
@@ -136,7 +136,7 @@ def test_spearman_interval_uses_the_wider_standard_error() -> None:
     # sum dxdy = 7, sum dy^2 = 9: rho = 7 / sqrt(10 * 9) = 0.7379; se = sqrt(1.06 / (5 - 3)).
     est = correlation_estimate([1, 2, 3, 4, 5], [2, 4, 5, 4, 5], method="spearman")
     assert est.value == pytest.approx(7 / math.sqrt(90))
-    assert est.low is not None and est.high is not None
+    assert est.value is not None and est.low is not None and est.high is not None
     z, se = math.atanh(est.value), math.sqrt(1.06 / 2)
     assert est.low == pytest.approx(math.tanh(z - 1.959964 * se), abs=1e-6)
     assert est.high == pytest.approx(math.tanh(z + 1.959964 * se), abs=1e-6)
