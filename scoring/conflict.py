@@ -239,14 +239,43 @@ def is_name(text: str) -> bool:
     return capitalised > 0
 
 
+# A number or date alteration is a short span: besides the value, at most this many other words (units, "in",
+# "about"...). A whole sentence that happens to hold a number ("one of the Beatles") is not a number alteration.
+MAX_OTHER_WORDS = 4
+_VALUE_WORDS = frozenset(_NUMBER_WORDS) | frozenset(_SCALES) | frozenset(_MONTHS) | {"ad", "bc", "bce", "ce", "of"}
+
+
+def _other_words(text: str) -> set[str]:
+    """The words of ``text`` besides its number or date (stop words dropped, as in ``error_classes.words``)."""
+    return {w for w in words(text) if w not in _VALUE_WORDS and not any(ch.isdigit() for ch in w)}
+
+
+def _value_span_pair(original: str, divergent: str) -> bool:
+    """Both sides are short spans around a value, and the words around it were not swapped wholesale
+    ("John Logie Baird in 1944" -> "Nicole Ford in 1962" changed a name as well: not a number alteration)."""
+    a, b = _other_words(original), _other_words(divergent)
+    return len(a) <= MAX_OTHER_WORDS and len(b) <= MAX_OTHER_WORDS and (not a or not b or bool(a & b))
+
+
 def alteration_kind(original: str, divergent: str) -> AlterationKind:
-    """The kind of an alteration, from its two strings: ``date`` when both parse as dates (``parse_date``),
-    ``number`` when both hold one number (``parse_number``; a bare year beside a number counts as a number),
-    ``name`` when both are proper names (``is_name``), ``other`` otherwise."""
-    if parse_date(original) is not None and parse_date(divergent) is not None:
-        return "date"
-    if parse_number(original) is not None and parse_number(divergent) is not None:
-        return "number"
+    """The kind of an alteration, from its two strings:
+
+    - ``date`` when both parse as dates (``parse_date``) and the dates differ;
+    - ``number`` when both hold one number (``parse_number``; a bare year beside a count is a number) and the
+      numbers differ;
+    - ``name`` when both are proper names (``is_name``);
+    - ``other`` otherwise.
+
+    Dates and numbers must also be what changed: short spans (at most ``MAX_OTHER_WORDS`` words besides the
+    value) whose other words, when both sides have some, share at least one; two sentences that hold the same
+    year or count differ elsewhere."""
+    if _value_span_pair(original, divergent):
+        d1, d2 = parse_date(original), parse_date(divergent)
+        if d1 is not None and d2 is not None and d1 != d2:
+            return "date"
+        n1, n2 = parse_number(original), parse_number(divergent)
+        if n1 is not None and n2 is not None and n1 != n2:
+            return "number"
     if is_name(original) and is_name(divergent):
         return "name"
     return "other"

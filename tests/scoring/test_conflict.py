@@ -132,6 +132,12 @@ def test_is_name() -> None:
         ("a red car", "a blue car", "other"),
         ("between 3 and 5", "7", "other"),
         ("1949", "Lyon", "other"),
+        # The value must be what changed, in a short span:
+        ("Founded in March 1900 by Smith", "Founded in March 1900 by Jones", "other"),  # same date, name changed
+        ("John Logie Baird in 1944", "Nicole Ford in 1962", "other"),  # the words around the year swapped too
+        ("Eric Clapton had similar taste to one of the Beatles", "Eric Clapton did not like one of them", "other"),
+        ("The show was canceled by CBS on May 24, 2018.", "October 12, 2024", "date"),
+        ("18 years of age or older", "25 years old", "number"),
     ],
 )
 def test_alteration_kind(original: str, divergent: str, kind: str) -> None:
