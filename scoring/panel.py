@@ -12,6 +12,7 @@ docs/conflict_and_judges.md.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -119,7 +120,7 @@ def panel_metric(
     ci: float = 0.95,
 ) -> PanelMetric:
     """Combine the judges' scores on ``metric`` (``"lav"``, ``"acc"`` or ``"cm"``; ``scores``: judge -> item ->
-    value, None or absent where a judge gave nothing).
+    value; None, NaN or absent where a judge gave nothing).
 
     LAV: ``majority`` with ``spec.lav_tie``; split = the judges that answered are not unanimous. Acc / Cm:
     ``central`` with ``spec.graded``; split = highest minus lowest score >= ``spec.graded_split``. An item with
@@ -135,7 +136,7 @@ def panel_metric(
 
     def value(judge: JudgeT, item: ItemT) -> Any:
         v = scores[judge].get(item)
-        if v is None:
+        if v is None or (isinstance(v, float) and math.isnan(v)):
             return None
         return int(bool(v)) if level == "nominal" else float(v)
 

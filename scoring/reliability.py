@@ -262,7 +262,7 @@ def compare_to_reference(
     ci: float = 0.95,
 ) -> RaterAgreement:
     """A judge, the panel or an embedding metric (``rater``: item id -> score) against human labels
-    (``reference``), on the items both have a value for (None counts as no value).
+    (``reference``), on the items both have a value for (None and NaN count as no value).
 
     ``scale="nominal"`` (LAV): Cohen's kappa; ``"ordinal"`` (Acc, Cm): linear weighted kappa on
     ``categories`` (default the quarter scale); ``"continuous"`` (ASS, CUS against graded labels): no kappa.
@@ -270,7 +270,7 @@ def compare_to_reference(
     labels differ (nominal, ordinal) or whose scores differ by more than ``tolerance`` (continuous)."""
     if scale not in ("nominal", "ordinal", "continuous"):
         raise ValueError("scale must be 'nominal', 'ordinal' or 'continuous'")
-    keys = [k for k in reference if reference[k] is not None and rater.get(k) is not None]
+    keys = [k for k in reference if _present(reference[k]) and _present(rater.get(k))]
     ref = [reference[k] for k in keys]
     other = [rater[k] for k in keys]
     if not keys:
@@ -328,7 +328,7 @@ def retest_agreement(
     agreement = compare_to_reference(
         first, second, scale=scale, categories=categories, tolerance=0.0, n_boot=n_boot, seed=seed, ci=ci
     )
-    keys = [k for k in first if first[k] is not None and second.get(k) is not None]
+    keys = [k for k in first if _present(first[k]) and _present(second.get(k))]
     if scale == "nominal" or not keys:
         reason = "no ICC for nominal verdicts" if keys else "no item scored on both occasions"
         icc_value = Estimate(None, n=len(keys), reason=reason)
@@ -359,6 +359,11 @@ def _with_interval(value: float, interval: Any, n: int) -> Estimate:
 def _rows(columns: Sequence[Sequence[Any]]) -> list[list[Any]]:
     """Units (one tuple of every rater's value per unit) back into one list per rater."""
     return [list(row) for row in zip(*columns, strict=True)]
+
+
+def _present(value: Any) -> bool:
+    """A value was given: not None and not a float NaN."""
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
 
 
 def _is_number(value: Any) -> bool:

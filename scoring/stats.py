@@ -56,7 +56,7 @@ def bootstrap_means(n: int, columns: Sequence[np.ndarray], *, n_boot: int = 1000
 
 
 def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
-    """Pearson's r; None when undefined (fewer than two points or a constant variable)."""
+    """Pearson's r; None when undefined (fewer than two points, a constant variable, a NaN or infinite value)."""
     if len(x) != len(y):
         raise ValueError("x and y differ in length")
     if len(x) < 2:
@@ -65,8 +65,8 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
     b = np.asarray(y, dtype=np.float64)
     da, db = a - a.mean(), b - b.mean()
     denominator = math.sqrt(float(da @ da) * float(db @ db))
-    if denominator == 0.0:
-        return None
+    if denominator == 0.0 or not math.isfinite(denominator):
+        return None  # a constant variable, or a NaN / infinity among the values (min/max below would hide it)
     return max(-1.0, min(1.0, float(da @ db) / denominator))
 
 
@@ -87,9 +87,12 @@ def average_ranks(values: Sequence[float]) -> list[float]:
 
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
-    """Spearman's rho: Pearson's r of the average ranks; None when undefined."""
+    """Spearman's rho: Pearson's r of the average ranks; None when undefined (as ``pearson``; a NaN would get a
+    rank of its own, so any non-finite value gives None)."""
     if len(x) != len(y):
         raise ValueError("x and y differ in length")
+    if not all(math.isfinite(v) for v in [*x, *y]):
+        return None
     return pearson(average_ranks(x), average_ranks(y))
 
 
@@ -263,14 +266,15 @@ def correlation_estimate(
     ``z = atanh(r)`` is roughly normal with standard error ``1 / sqrt(n - 3)`` for Pearson (Fisher 1921) and
     ``sqrt(1.06 / (n - 3))`` for Spearman (Fieller, Hartley & Pearson 1957); the interval is
     ``tanh(z -+ q * se)`` with ``q`` the normal quantile of ``(1 + level) / 2``. The value is None when r is
-    undefined (fewer than two points, a constant variable); the interval is None below four points. At
+    undefined (fewer than two points, a constant variable, a NaN among the values); the interval is None below
+    four points. At
     ``|r| = 1`` the interval collapses to ``[r, r]``."""
     if method not in ("pearson", "spearman"):
         raise ValueError("method must be 'pearson' or 'spearman'")
-    r = pearson(x, y) if method == "pearson" else spearman(x, y)
+    r = finite_or_none(pearson(x, y) if method == "pearson" else spearman(x, y))
     n = len(x)
     if r is None:
-        return Estimate(None, n=n, reason="undefined: fewer than two points or a constant variable")
+        return Estimate(None, n=n, reason="undefined: fewer than two points, a constant variable or a NaN value")
     if n < 4:
         return Estimate(r, n=n, reason="no interval below four points (Fisher z needs n - 3 > 0)")
     if abs(r) >= 1.0:

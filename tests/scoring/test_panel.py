@@ -100,3 +100,9 @@ def test_spec_validation_and_manifest() -> None:
     assert manifest["lav"]["tie"] == "unresolved" and manifest["lav"]["alpha_level"] == "nominal"
     assert manifest["acc"]["rule"] == "median" and manifest["cm"]["alpha_level"] == "ordinal"
     assert manifest["version"]
+
+
+def test_nan_is_no_verdict() -> None:
+    result = panel_metric("acc", {"j1": {"x": 0.5, "y": float("nan")}, "j2": {"x": 1.0, "y": 0.75}}, n_boot=50)
+    assert [row.n_judges for row in result.items] == [2, 1]
+    assert result.items[1].verdict == 0.75

@@ -176,3 +176,11 @@ def test_flag_raters() -> None:
     flags = flag_raters({"gpt-4": 0.81, "haiku": 0.55, "gemma": None, "edge": 0.6}, threshold=0.6)
     assert set(flags) == {"haiku", "gemma"}
     assert "0.550" in flags["haiku"] and "unknown" in flags["gemma"]
+
+
+def test_nan_counts_as_no_value_and_never_comes_out() -> None:
+    human = {"a": 0.0, "b": 0.5, "c": 1.0, "d": 1.0, "e": math.nan}
+    ass = {"a": 0.1, "b": math.nan, "c": 0.95, "d": 0.6, "e": 0.2}
+    result = compare_to_reference(human, ass, scale="continuous")
+    assert result.n == 3  # b and e dropped
+    assert result.pearson.value is not None and math.isfinite(result.pearson.value)

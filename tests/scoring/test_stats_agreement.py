@@ -15,7 +15,9 @@ from scoring.stats import (
     krippendorff_alpha,
     mcnemar_exact,
     paired_comparison,
+    pearson,
     sign_test,
+    spearman,
 )
 
 N = None
@@ -194,3 +196,11 @@ def test_finite_or_none() -> None:
     assert finite_or_none(math.inf) is None
     assert finite_or_none(None) is None
     assert finite_or_none(0.5) == 0.5
+
+
+def test_correlation_with_a_nan_is_none() -> None:
+    # numpy's NaN arithmetic met min/max clipping in pearson and came out as r = 1.0; now it is None.
+    est = correlation_estimate([1.0, 2.0, math.nan, 4.0], [1.0, 2.0, 3.0, 4.0])
+    assert est.value is None and est.reason
+    assert pearson([1.0, 2.0, math.nan], [1.0, 2.0, 3.0]) is None
+    assert spearman([1.0, 2.0, math.nan], [1.0, 2.0, 3.0]) is None
