@@ -335,8 +335,8 @@ class PairedComparison:
 
 
 def paired_comparison(
-    a: Mapping[K, float],
-    b: Mapping[K, float],
+    a: Mapping[K, float | None],
+    b: Mapping[K, float | None],
     *,
     n_boot: int = 1000,
     seed: int = 0,
@@ -347,11 +347,14 @@ def paired_comparison(
     The difference of means is the mean of the per-item differences; its interval resamples the shared items
     (``bootstrap_ci`` of the differences, so each item keeps both of its scores). The p-value is McNemar's exact
     test for binary scores (0/1: LAV, followed-the-context) and the exact sign test otherwise (graded scores);
-    both only look at the items where the two differ. No shared item: every figure None."""
-    shared = [key for key in a if key in b]
-    only_a, only_b = len(a) - len(shared), sum(1 for key in b if key not in a)
-    scores_a = [float(a[key]) for key in shared]
-    scores_b = [float(b[key]) for key in shared]
+    both only look at the items where the two differ. A score that is None or not finite counts as missing; an
+    item is shared when both models have a score for it. No shared item: every figure None."""
+    given_a = {key: f for key, v in a.items() if (f := finite_or_none(v)) is not None}
+    given_b = {key: f for key, v in b.items() if (f := finite_or_none(v)) is not None}
+    shared = [key for key in given_a if key in given_b]
+    only_a, only_b = len(given_a) - len(shared), len(given_b) - len(shared)
+    scores_a = [given_a[key] for key in shared]
+    scores_b = [given_b[key] for key in shared]
     binary = all(v in (0.0, 1.0) for v in [*scores_a, *scores_b])
     test = "mcnemar_exact" if binary else "sign_test"
     if not shared:

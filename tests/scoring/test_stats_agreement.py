@@ -204,3 +204,9 @@ def test_correlation_with_a_nan_is_none() -> None:
     assert est.value is None and est.reason
     assert pearson([1.0, 2.0, math.nan], [1.0, 2.0, 3.0]) is None
     assert spearman([1.0, 2.0, math.nan], [1.0, 2.0, 3.0]) is None
+
+
+def test_paired_comparison_treats_missing_scores_as_not_shared() -> None:
+    result = paired_comparison({"q1": 1.0, "q2": math.nan, "q3": None}, {"q1": 0.0, "q2": 1.0, "q3": 1.0})
+    assert result.n_shared == 1 and result.only_a == 0 and result.only_b == 2
+    assert result.difference.value == 1.0
