@@ -447,7 +447,7 @@ class MemorisationRatio:
 def memorisation_ratio(
     observations: Sequence[ConflictObservation], *, n_boot: int = 1000, seed: int = 0, level: float = 0.95
 ) -> MemorisationRatio:
-    """Longpre et al. (2021), "Entity-Based Knowledge Conflicts in Question Answering", §4: the memorisation
+    """Longpre et al. (2021), "Entity-Based Knowledge Conflicts in Question Answering": the memorisation
     ratio ``p_o / (p_o + p_s)``, which equals ``reverted / (reverted + followed)``. Answers that give neither
     fact do not enter it. The ratio is None when no answer takes a side; its interval resamples the classified
     answers (resamples with no side-taking answer are left out)."""
