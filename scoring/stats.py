@@ -113,6 +113,15 @@ class Estimate:
     n: int = 0
     reason: str | None = None
 
+    def __post_init__(self) -> None:
+        # A NaN or an infinity handed in by mistake becomes None, with the reason, rather than reach an export.
+        for name in ("value", "low", "high"):
+            raw = getattr(self, name)
+            if raw is not None and not math.isfinite(raw):
+                object.__setattr__(self, name, None)
+                if self.reason is None:
+                    object.__setattr__(self, "reason", f"{name} was not finite ({raw})")
+
     def as_json(self) -> dict[str, float | int | str | None]:
         return {"value": self.value, "low": self.low, "high": self.high, "n": self.n, "reason": self.reason}
 

@@ -210,3 +210,11 @@ def test_paired_comparison_treats_missing_scores_as_not_shared() -> None:
     result = paired_comparison({"q1": 1.0, "q2": math.nan, "q3": None}, {"q1": 0.0, "q2": 1.0, "q3": 1.0})
     assert result.n_shared == 1 and result.only_a == 0 and result.only_b == 2
     assert result.difference.value == 1.0
+
+
+def test_estimate_never_holds_nan() -> None:
+    est = Estimate(math.nan, 0.1, math.inf, n=3)
+    assert (est.value, est.low, est.high) == (None, 0.1, None)
+    assert est.reason == "value was not finite (nan)"
+    assert est.as_json() == {"value": None, "low": 0.1, "high": None, "n": 3, "reason": "value was not finite (nan)"}
+    assert Estimate(0.5, 0.4, 0.6, n=9).as_json()["reason"] is None
