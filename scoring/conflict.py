@@ -433,6 +433,23 @@ def context_following(
     )
 
 
+def followed_by_item(
+    observations: Iterable[ConflictObservation], *, conflict_only: bool = False
+) -> dict[Hashable, float]:
+    """Item -> 1.0 if the answer followed the context, else 0.0, over the classified answers (optionally only
+    where the conflict exists): the input of ``scoring.stats.paired_comparison`` for two models on shared items,
+    which then runs McNemar's exact test. An item observed twice (several samples) is a ``ValueError``: average
+    or pick the samples first."""
+    out: dict[Hashable, float] = {}
+    for o in observations:
+        if o.answer is None or (conflict_only and o.prior != "knows_original"):
+            continue
+        if o.item in out:
+            raise ValueError(f"item {o.item!r} observed twice")
+        out[o.item] = 1.0 if o.answer == "followed_context" else 0.0
+    return out
+
+
 @dataclass(frozen=True)
 class MemorisationRatio:
     """``M_R = p_o / (p_o + p_s)`` with its counts: ``p_o`` and ``p_s`` are the shares of classified answers

@@ -22,6 +22,7 @@ from scoring.conflict import (
     context_preference_by_distance,
     context_preference_by_kind,
     distance_bin,
+    followed_by_item,
     is_abstention,
     is_name,
     memorisation_ratio,
@@ -31,6 +32,7 @@ from scoring.conflict import (
     with_conflict,
 )
 from scoring.error_classes import ErrorClass, fact_markers
+from scoring.stats import paired_comparison
 
 FACTS = ItemFacts(ground_truth="1950", original_answer="1949")
 DIVERGENT, ORIGINAL = FACTS.markers()  # {"1950"}, {"1949"}
@@ -271,3 +273,32 @@ def test_observe_an_item_end_to_end() -> None:
     assert (o.prior, o.answer) == ("unverified", None)
     unverifiable = ItemFacts(ground_truth="Yes.", original_answer="Yes.")
     assert observe("q2", unverifiable, answer="Yes.", closed_book_answer="Yes.").answer is None
+
+
+def test_two_models_compared_on_the_items_where_both_knew_the_fact() -> None:
+    def obs(item: str, prior: PriorClass, answer: ErrorClass | None) -> ConflictObservation:
+        return ConflictObservation(item, prior, answer, "other", None)
+
+    model_a = [
+        obs("q1", "knows_original", "followed_context"),
+        obs("q2", "knows_original", "followed_context"),
+        obs("q3", "knows_original", "reverted_to_prior"),
+        obs("q4", "does_not_know", "followed_context"),
+    ]
+    model_b = [
+        obs("q1", "knows_original", "reverted_to_prior"),
+        obs("q2", "knows_original", "reverted_to_prior"),
+        obs("q3", "knows_original", "neither"),
+        obs("q4", "knows_original", "reverted_to_prior"),
+    ]
+    a = followed_by_item(model_a, conflict_only=True)
+    b = followed_by_item(model_b, conflict_only=True)
+    assert a == {"q1": 1.0, "q2": 1.0, "q3": 0.0}
+    result = paired_comparison(a, b)
+    # Shared q1..q3 (A did not know q4): A followed on q1, q2 where B did not: McNemar 2 of 2 discordant,
+    # p = 2 * (1/2)^2 = 0.5; difference of means 2/3 - 0 = 2/3.
+    assert result.n_shared == 3 and result.only_b == 1
+    assert result.difference.value == pytest.approx(2 / 3)
+    assert result.test == "mcnemar_exact" and result.p_value == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="twice"):
+        followed_by_item([model_a[0], model_a[0]])
