@@ -10,7 +10,7 @@ class ScoringConfig(AppConfig):
         # methods only through it, so it never imports them (README, Layout).
         from evalplatform.runs.stages import stage_register
         from scoring.cdke.stages import CDKE_STAGES
-        from scoring.graph_stage import GRAPH_STAGE
+        from scoring.graph_stage import GRAPH
 
-        for stage in (*CDKE_STAGES, GRAPH_STAGE):
+        for stage in (*CDKE_STAGES, GRAPH):
             stage_register(stage)

@@ -24,7 +24,7 @@ GENERATION_FIELDS = {
     "sample_index": "sample_index",
     "status": "status",
     "answer": "text",
-    "ground_truth": "question__ground_truth",
+    "ground_truth": "question__ground_truth",  # the question's current one
     "tokens_in": "tokens_in",
     "tokens_out": "tokens_out",
     "latency_s": "latency_s",
@@ -46,6 +46,7 @@ SCORE_FIELDS = {
     "value": "value",
     "status": "status",
     "metric_version": "metric_version",
+    "ground_truth": "ground_truth",  # the one this score was computed against
     "raw_output": "raw_output",
 }
 KINDS = ("generations", "scores")

@@ -15,11 +15,12 @@ from scoring import selectors
 from scoring.kg_spec import KGSpec
 from scoring.models import GraphScore
 from scoring.s3kg import VARIANTS
+from scoring.services.graph_scores import GRAPH_STAGE
 from scoring.tasks import generation_graph_task
 
 
 class GraphStage(Stage):
-    name = "graphs"
+    name = GRAPH_STAGE
     order = 40
 
     def applies(self, spec: RunSpec) -> bool:
@@ -53,4 +54,4 @@ class GraphStage(Stage):
         return graphed + failed_cells, failed_cells
 
 
-GRAPH_STAGE = GraphStage()
+GRAPH = GraphStage()

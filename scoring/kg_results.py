@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from evalplatform.runs.models import Generation, Run
+from evalplatform.runs.models import Run
 from scoring.cus import aggregate_cus
 from scoring.embeddings import get_encoder
 from scoring.kg_spec import KGSpec
@@ -22,14 +22,6 @@ def run_kg_spec(run: Run) -> KGSpec:
     if data is None:
         raise ValueError(f"run {run.pk} has no knowledge-graph options")
     return KGSpec.from_dict(data)
-
-
-def run_graphs_complete(run: Run) -> bool:
-    """No generation is pending and every answered one has its GraphScores."""
-    if Generation.objects.filter(run=run, status=Generation.Status.PENDING).exists():
-        return False
-    done = Generation.objects.filter(run=run, status=Generation.Status.DONE)
-    return not done.exclude(pk__in=GraphScore.objects.filter(generation__run=run).values("generation_id")).exists()
 
 
 def kg_results(

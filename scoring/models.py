@@ -46,6 +46,9 @@ class GenerationScore(models.Model):
     raw_output = models.TextField(blank=True, help_text="What the judge answered, verbatim.")
     details = models.JSONField(default=dict, blank=True, help_text="Statements, TP/FP/FN, weights, repair attempts.")
     metric_version = models.CharField(max_length=40, blank=True, help_text="Version of the metric and its prompt.")
+    ground_truth = models.TextField(
+        blank=True, help_text="The ground truth this score was computed against (a later consensus may change it)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -125,7 +128,9 @@ class StatementSet(models.Model):
     evaluator, reused across models, temperatures and samples; or an answer)."""
 
     evaluator = models.ForeignKey(ModelEndpoint, on_delete=models.CASCADE, related_name="statement_sets")
-    text_hash = models.CharField(max_length=64, help_text="SHA-256 of the text the statements come from.")
+    text_hash = models.CharField(
+        max_length=64, help_text="SHA-256 of what the extraction prompt is given: the question and the text."
+    )
     prompt_version = models.CharField(max_length=40)
     question = models.ForeignKey(
         Question,
@@ -138,6 +143,8 @@ class StatementSet(models.Model):
     statements = models.JSONField(default=list, blank=True)
     status = models.CharField(max_length=12, choices=ScoreStatus.choices, default=ScoreStatus.OK)
     raw_output = models.TextField(blank=True)
+    ready = models.BooleanField(default=True, help_text="False while one worker is extracting it (the others wait).")
+    claimed_at = models.DateTimeField(null=True, blank=True, help_text="When the extracting worker claimed it.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

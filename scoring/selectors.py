@@ -187,11 +187,17 @@ def generation_detail(generation: Generation) -> dict[str, Any]:
                 "tau": _tau(score),
             }
         )
+    scores = list(GenerationScore.objects.filter(generation=generation).order_by("scorer", "metric"))
+    scored_against = sorted(
+        {s.ground_truth for s in scores if s.ground_truth and s.ground_truth != question.ground_truth}
+    )
     return {
         "generation": generation,
         "context": context.get(generation.condition, ""),
         "question": question.text,
         "ground_truth": question.ground_truth,
-        "scores": list(GenerationScore.objects.filter(generation=generation).order_by("scorer", "metric")),
+        # Ground truths a consensus has replaced since these scores were computed against them.
+        "earlier_ground_truths": scored_against,
+        "scores": scores,
         "graphs": graphs,
     }

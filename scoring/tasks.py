@@ -14,9 +14,8 @@ from evalplatform.runs.spec import SpecError
 from evalplatform.runs.tasks import MAX_RETRIES, retry_countdown
 from scoring.cdke.tasks import generation_answer_task, generation_score_task
 from scoring.embeddings import get_encoder
-from scoring.kg_results import run_graphs_complete
 from scoring.kg_spec import KGSpec
-from scoring.services.graph_scores import graph_scores_compute, graph_scores_mark_failed
+from scoring.services.graph_scores import GRAPH_STAGE, graph_scores_compute, graph_scores_mark_failed
 from scoring.services.kg_runs import run_tau
 
 __all__ = ["generation_answer_task", "generation_graph_task", "generation_score_task"]
@@ -58,6 +57,6 @@ def generation_graph_task(self: Task, generation_id: int) -> None:
         graph_scores_mark_failed(
             generation=generation, kg=kg, reason=f"extraction failed: {exc}", encoder_name=get_encoder(kg.encoder).name
         )
-    run_services.run_refresh_progress(run_id=run.pk)
-    if run_graphs_complete(run):
+    run_services.run_finish_if_complete(run_id=run.pk)
+    if run_selectors.stage_complete(run_id=run.pk, stage=GRAPH_STAGE):
         run_tau(run=run, kg=kg)

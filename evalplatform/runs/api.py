@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import generics, status
+from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -199,17 +199,29 @@ class RunStopView(APIView):
         return Response(RunSerializer(run).data)
 
 
+class ResumeSerializer(serializers.Serializer):
+    retry_failed = serializers.BooleanField(
+        default=False, help_text="Also try the failed answers and the failed scores again (a finished run too)."
+    )
+
+
 class RunResumeView(APIView):
+    """Resume a stopped or interrupted run; with ``retry_failed`` also retry only its failed cells and scores,
+    a finished run's included (what succeeded is kept; what was asked before comes from the cache)."""
+
     permission_classes = RESEARCHER_ONLY
 
-    @extend_schema(request=None, responses={200: RunSerializer})
+    @extend_schema(request=ResumeSerializer, responses={200: RunSerializer, 400: OpenApiTypes.OBJECT})
     def post(self, request: Request, pk: int) -> Response:
         run = visible_run_or_404(request, pk)
+        body = ResumeSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        retry_failed = body.validated_data["retry_failed"]
         if run.kind == Run.Kind.SIMILARITY_BENCHMARK:
             raise ValidationError({"kind": "a benchmark run is not resumed from here"})
-        if run.status == Run.Status.DONE:
-            raise ValidationError({"status": "the run is done; there is nothing to resume"})
-        run_resume(run=run, actor=request.user)
+        if run.status == Run.Status.DONE and not retry_failed:
+            raise ValidationError({"status": "the run is done; give retry_failed to retry its failed units"})
+        run_resume(run=run, retry_failed=retry_failed, actor=request.user)
         run.refresh_from_db()
         return Response(RunSerializer(run).data)
 

@@ -17,7 +17,13 @@ from evalplatform.corpus.models import Dataset
 from evalplatform.roles import signed_in_user
 from evalplatform.runs import selectors
 from evalplatform.runs.models import Generation, Run
-from evalplatform.runs.services import Actor, check_conditions, run_manifest
+from evalplatform.runs.services import (
+    Actor,
+    check_conditions,
+    run_manifest,
+    run_plan_progress,
+    run_reconcile_progress,
+)
 from evalplatform.runs.spec import RunSpec, SpecError
 from evalplatform.runs.stages import stages_for
 from evalplatform.runs.tasks import run_execute
@@ -56,9 +62,9 @@ def run_launch(
         spec=parsed.to_dict(),
         created_by=signed_in_user(actor),
         budget_usd=budget_usd,
-        progress_total=n_cells * sum(stage.units_per_cell(parsed) for stage in stages),
         manifest=run_manifest(parsed),
     )
+    run_plan_progress(run=run, spec=parsed, n_cells=n_cells)
     Generation.objects.bulk_create(
         [
             Generation(run=run, question=q, model=m, temperature=t, condition=c, sample_index=s)
@@ -101,6 +107,7 @@ def run_resume(*, run: Run, retry_failed: bool = False, actor: Actor = None) -> 
         Run.objects.filter(pk=run.pk).exclude(status=Run.Status.QUEUED).update(
             status=Run.Status.RUNNING, status_reason="", finished_at=None
         )
+        run_reconcile_progress(run_id=run.pk)
         audit_record(
             actor=actor,
             action="run.resume",

@@ -132,6 +132,27 @@ class Run(models.Model):
         return 100.0 * self.progress_done / self.progress_total if self.progress_total else 0.0
 
 
+class StageProgress(models.Model):
+    """How far one stage of a run is, counted as its units finish (never recounted on the hot path): each unit's
+    write and its count are one transaction, and a unit is counted only by the writer that stored it, so a
+    retried or redelivered task cannot count twice. The run's own progress fields are the sums over its stages.
+    ``per_cell`` is how many units each cell gives this stage; a failed answer finishes them all as failed."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="stage_progress")
+    stage = models.CharField(max_length=40, help_text="The stage's registered name: answer, judge, graphs...")
+    per_cell = models.PositiveIntegerField(help_text="Units of work each cell gives this stage.")
+    total = models.PositiveIntegerField(help_text="Units planned: cells x per_cell.")
+    done = models.PositiveIntegerField(default=0, help_text="Units finished, failed ones included.")
+    failed = models.PositiveIntegerField(default=0, help_text="Units that failed.")
+
+    class Meta:
+        ordering = ["run", "pk"]
+        constraints = [models.UniqueConstraint(fields=["run", "stage"], name="stage_progress_once_per_run")]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} {self.stage}: {self.done}/{self.total} ({self.failed} failed)"
+
+
 class Generation(models.Model):
     """One answer of one model to one question, in one cell of a run."""
 

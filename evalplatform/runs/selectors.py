@@ -2,14 +2,13 @@
 researcher never reaches a run of a dataset outside their projects, and annotators reach none; the others serve
 the launch and the tasks."""
 
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 
 from evalplatform.corpus.models import Dataset, Question
 from evalplatform.corpus.selectors import datasets_visible_to
 from evalplatform.roles import AnyUser, is_admin, is_researcher
-from evalplatform.runs.models import Generation, ModelEndpoint, Run
+from evalplatform.runs.models import Generation, ModelEndpoint, Run, StageProgress
 from evalplatform.runs.spec import RunSpec, SpecError
-from evalplatform.runs.stages import stages_for
 
 
 def runs_visible_to(user: AnyUser) -> QuerySet[Run]:
@@ -73,14 +72,6 @@ def run_is_active(run_id: int) -> bool:
     return Run.objects.filter(pk=run_id, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).exists()
 
 
-def run_progress(run: Run) -> tuple[int, int]:
-    """(finished units, failed units), summed over the run's stages. A unit is one answer, or one evaluator's
-    scoring of an answer, or one answer's graphs; a failed answer fails its later units with it."""
-    spec = RunSpec.from_dict(run.spec)
-    failed_cells = Generation.objects.filter(run=run, status=Generation.Status.FAILED).order_by().count()
-    finished = failed = 0
-    for stage in stages_for(spec):
-        done, bad = stage.progress(run, spec, failed_cells=failed_cells)
-        finished += done
-        failed += bad
-    return finished, failed
+def stage_complete(*, run_id: int, stage: str) -> bool:
+    """Every unit of one stage of the run is finished (by its counter: one query)."""
+    return StageProgress.objects.filter(run_id=run_id, stage=stage, done__gte=F("total")).exists()

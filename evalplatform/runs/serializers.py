@@ -124,7 +124,17 @@ class GenerationSerializer(serializers.ModelSerializer):
 class ScoreSerializer(serializers.ModelSerializer):
     class Meta:
         model = GenerationScore
-        fields = ["generation", "scorer", "metric", "value", "status", "raw_output", "details", "metric_version"]
+        fields = [
+            "generation",
+            "scorer",
+            "metric",
+            "value",
+            "status",
+            "raw_output",
+            "details",
+            "metric_version",
+            "ground_truth",
+        ]
 
 
 class TripletListField(serializers.ListField):
@@ -150,6 +160,10 @@ class GenerationDetailSerializer(serializers.Serializer):
     generation = GenerationSerializer()
     context = serializers.CharField()  # type: ignore[assignment]
     question = serializers.CharField()
-    ground_truth = serializers.CharField()
+    ground_truth = serializers.CharField(help_text="The question's ground truth now.")
+    earlier_ground_truths = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Ground truths some of the scores were computed against, since replaced.",
+    )
     scores = ScoreSerializer(many=True)
     graphs = GraphScoreDetailSerializer(many=True)

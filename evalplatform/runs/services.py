@@ -20,7 +20,7 @@ from evalplatform.corpus.models import Dataset, Question
 from evalplatform.llm.pricing import Budget, CostEstimate
 from evalplatform.roles import AnyUser
 from evalplatform.runs import selectors
-from evalplatform.runs.models import Generation, Run
+from evalplatform.runs.models import Generation, Run, StageProgress
 from evalplatform.runs.spec import RunSpec, SpecError
 from evalplatform.runs.stages import stages_for
 
@@ -108,22 +108,90 @@ def run_stop(*, run_id: int, status: str, reason: str, actor: Actor = None) -> b
     return bool(stopped)
 
 
-def generation_mark_failed(*, generation_id: int, error: str) -> None:
-    Generation.objects.filter(pk=generation_id, status=Generation.Status.PENDING).update(
-        status=Generation.Status.FAILED, error=error[:2000]
+def generation_mark_failed(*, generation_id: int, error: str) -> bool:
+    """A pending cell whose answer kept failing: failed, with its cause; its later units fail with it."""
+    with transaction.atomic():
+        generation = Generation.objects.filter(pk=generation_id, status=Generation.Status.PENDING).first()
+        if generation is None:
+            return False
+        updated = Generation.objects.filter(pk=generation_id, status=Generation.Status.PENDING).update(
+            status=Generation.Status.FAILED, error=error[:2000]
+        )
+        if updated:
+            run_count_failed_cell(run_id=generation.run_id)
+    return bool(updated)
+
+
+# -- progress: counted as units finish, recounted only to reconcile --------------------------------------
+
+
+def run_plan_progress(*, run: Run, spec: RunSpec, n_cells: int) -> None:
+    """One StageProgress row per stage of the run (units per cell x cells), and the run's total."""
+    rows = [
+        StageProgress(run=run, stage=stage.name, per_cell=stage.units_per_cell(spec), total=0)
+        for stage in stages_for(spec)
+    ]
+    for row in rows:
+        row.total = row.per_cell * n_cells
+    StageProgress.objects.bulk_create(rows, ignore_conflicts=True)
+    Run.objects.filter(pk=run.pk).update(progress_total=sum(row.total for row in rows))
+
+
+def run_count(*, run_id: int, stage: str, done: int = 1, failed: int = 0) -> None:
+    """Count units of one stage that finished. Call it inside the transaction that stored them, and only when
+    this writer stored them (a conditional update that changed a row, an insert that did not conflict)."""
+    counted = StageProgress.objects.filter(run_id=run_id, stage=stage).update(
+        done=F("done") + done, failed=F("failed") + failed
+    )
+    if counted:  # a stage the run does not have (a second graph pass over a CDK-E run) counts nothing
+        Run.objects.filter(pk=run_id).update(
+            progress_done=F("progress_done") + done, progress_failed=F("progress_failed") + failed
+        )
+
+
+def run_count_failed_cell(*, run_id: int) -> None:
+    """A cell whose answer failed finishes every unit it gives every stage, as failed."""
+    per_cell = sum(StageProgress.objects.filter(run_id=run_id).values_list("per_cell", flat=True))
+    StageProgress.objects.filter(run_id=run_id).update(
+        done=F("done") + F("per_cell"), failed=F("failed") + F("per_cell")
+    )
+    Run.objects.filter(pk=run_id).update(
+        progress_done=F("progress_done") + per_cell, progress_failed=F("progress_failed") + per_cell
     )
 
 
-def run_refresh_progress(*, run_id: int) -> Run:
-    """Recount the run's progress from its rows (never incremented, so retries cannot double count) and
-    finish it when every unit is done."""
-    run = Run.objects.get(pk=run_id)
-    finished, failed = selectors.run_progress(run)
-    Run.objects.filter(pk=run_id).update(progress_done=min(finished, run.progress_total), progress_failed=failed)
-    if finished >= run.progress_total:
-        Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
+def run_finish_if_complete(*, run_id: int) -> bool:
+    """running → done once every unit is finished (one conditional update: whoever counts the last unit)."""
+    return bool(
+        Run.objects.filter(pk=run_id, status=Run.Status.RUNNING, progress_done__gte=F("progress_total")).update(
             status=Run.Status.DONE, finished_at=timezone.now()
         )
+    )
+
+
+@transaction.atomic
+def run_reconcile_progress(*, run_id: int) -> Run:
+    """Recount every stage's units from the rows (on resume, after a retry forgot failed units, and when the
+    watchdog looks at a run), correct the counters, and finish the run when every unit is done. O(run): never
+    on the hot path."""
+    run = Run.objects.select_for_update().get(pk=run_id)
+    spec = RunSpec.from_dict(run.spec)
+    n_cells = Generation.objects.filter(run=run).order_by().count()
+    failed_cells = Generation.objects.filter(run=run, status=Generation.Status.FAILED).order_by().count()
+    done_total = failed_total = planned = 0
+    for stage in stages_for(spec):
+        done, failed = stage.progress(run, spec, failed_cells=failed_cells)
+        per_cell = stage.units_per_cell(spec)
+        StageProgress.objects.update_or_create(
+            run=run,
+            stage=stage.name,
+            defaults={"per_cell": per_cell, "total": per_cell * n_cells, "done": done, "failed": failed},
+        )
+        done_total, failed_total, planned = done_total + done, failed_total + failed, planned + per_cell * n_cells
+    Run.objects.filter(pk=run_id).update(
+        progress_total=planned, progress_done=min(done_total, planned), progress_failed=failed_total
+    )
+    run_finish_if_complete(run_id=run_id)
     run.refresh_from_db()
     return run
 

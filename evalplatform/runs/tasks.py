@@ -7,7 +7,7 @@ import random
 from celery import shared_task
 
 from evalplatform.runs import services
-from evalplatform.runs.models import Run
+from evalplatform.runs.models import Run, StageProgress
 from evalplatform.runs.spec import RunSpec
 from evalplatform.runs.stages import stages_for
 
@@ -24,11 +24,14 @@ def retry_countdown(retries: int) -> float:
 
 @shared_task(name="runs.run_execute", acks_late=True, reject_on_worker_lost=True)
 def run_execute(run_id: int) -> None:
-    """Start the run (queued → running) and send what is left of each of its stages to the workers: the
-    pending answers first, in context order, then the later stages' outstanding units."""
+    """Start the run (queued → running) and send what is left of each of its stages to the workers."""
     run = Run.objects.select_related("dataset").get(pk=run_id)
     if not services.run_start(run=run):
         return
-    for stage in stages_for(RunSpec.from_dict(run.spec)):
+    if not StageProgress.objects.filter(run=run).exists():  # a run launched before progress was counted
+        services.run_reconcile_progress(run_id=run_id)
+    # The later stages first: each takes the cells answered so far, the answer stage then sends the pending
+    # ones, whose tasks hand them on. Scheduled the other way, a cell answered in between would be sent twice.
+    for stage in reversed(stages_for(RunSpec.from_dict(run.spec))):
         stage.schedule(run)
-    services.run_refresh_progress(run_id=run_id)
+    services.run_finish_if_complete(run_id=run_id)

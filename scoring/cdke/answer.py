@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.db import transaction
+
 from evalplatform.corpus.models import Question
 from evalplatform.hashing import text_hash
 from evalplatform.llm.client import LLMClient
@@ -15,9 +17,12 @@ from evalplatform.llm.errors import ProviderError
 from evalplatform.llm.types import LLMRequest
 from evalplatform.runs.clients import mode_for
 from evalplatform.runs.models import Generation, ModelEndpoint
-from evalplatform.runs.services import run_add_cost
+from evalplatform.runs.services import run_add_cost, run_count, run_count_failed_cell
 from evalplatform.runs.spec import RunSpec
 from scoring.cdke.prompts import answer_template, answer_values
+
+# The answer stage's registered name (scoring.cdke.stages).
+ANSWER_STAGE = "answer"
 
 
 def context_shown(question: Question, condition: str) -> str | None:
@@ -61,24 +66,29 @@ def generation_answer(*, generation: Generation, client: LLMClient, spec: RunSpe
     try:
         response = client.call(request, prompt_version=template.version_tag, use_cache=use_cache)
     except ProviderError as exc:
-        failed = pending.update(
-            status=Generation.Status.FAILED,
-            error=str(exc)[:2000],
+        with transaction.atomic():
+            failed = pending.update(
+                status=Generation.Status.FAILED,
+                error=str(exc)[:2000],
+                prompt_hash=prompt_hash,
+                prompt_version=template.version_tag,
+            )
+            if failed:
+                run_count_failed_cell(run_id=generation.run_id)
+        return bool(failed)
+    with transaction.atomic():
+        updated = pending.update(
+            status=Generation.Status.DONE,
+            text=response.text.strip(),
+            tokens_in=response.input_tokens,
+            tokens_out=response.output_tokens,
+            latency_s=0.0 if response.cached else response.latency_s,
+            cost_usd=Decimal(str(round(response.cost_usd, 6))),
+            cached=response.cached,
             prompt_hash=prompt_hash,
             prompt_version=template.version_tag,
         )
-        return bool(failed)
-    updated = pending.update(
-        status=Generation.Status.DONE,
-        text=response.text.strip(),
-        tokens_in=response.input_tokens,
-        tokens_out=response.output_tokens,
-        latency_s=0.0 if response.cached else response.latency_s,
-        cost_usd=Decimal(str(round(response.cost_usd, 6))),
-        cached=response.cached,
-        prompt_hash=prompt_hash,
-        prompt_version=template.version_tag,
-    )
-    if updated:
-        run_add_cost(run_id=generation.run_id, cost_usd=response.cost_usd)
+        if updated:
+            run_add_cost(run_id=generation.run_id, cost_usd=response.cost_usd)
+            run_count(run_id=generation.run_id, stage=ANSWER_STAGE)
     return bool(updated)

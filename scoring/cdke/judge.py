@@ -5,29 +5,32 @@ unparseable judge output (after one repair) is stored as such with its raw text,
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
-from evalplatform.hashing import text_hash
 from evalplatform.llm.client import LLMClient
 from evalplatform.llm.errors import ProviderError, TransientProviderError, UnparseableOutput
 from evalplatform.llm.prompts.base import PromptTemplate
 from evalplatform.llm.structured import StructuredOutcome, structured_call
 from evalplatform.runs.clients import constraint_for, mode_for
 from evalplatform.runs.models import Generation, ModelEndpoint
+from evalplatform.runs.services import run_count
 from scoring.cdke.answer import context_shown
 from scoring.cdke.judge_prompts import JudgePrompts
 from scoring.cdke.metrics import answer_correctness, clip_unit, fc_from_verdict
-from scoring.cdke.verdicts import Classification, parse_classification, parse_error_type, parse_statements
+from scoring.cdke.statements import statements_for
+from scoring.cdke.verdicts import Classification, parse_classification, parse_error_type
 from scoring.embeddings import Encoder
-from scoring.models import ErrorTypeJudgement, GenerationScore, ScoreStatus, StatementSet
+from scoring.models import ErrorTypeJudgement, GenerationScore, ScoreStatus
 
 ASS_VERSION = "ass@1"
 AC_VERSION = "ac@1"
 JUDGE_METRICS = ("fc", "ac", "acc", "cm", "lav")
+# The judge stage's registered name (scoring.cdke.stages).
+JUDGE_STAGE = "judge"
 # What a closed-book answer's judge is told about its context.
 NO_CONTEXT = "(none: the model answered without a context)"
 Metric = GenerationScore.Metric
@@ -48,6 +51,7 @@ def ass_record(*, generation: Generation, encoder: Encoder) -> GenerationScore:
                 metric=Metric.ASS,
                 value=value,
                 metric_version=ASS_VERSION,
+                ground_truth=generation.question.ground_truth,
             )
         ],
         ignore_conflicts=True,
@@ -99,34 +103,6 @@ def _from_outcome(metric: str, outcome: StructuredOutcome[Any], value: float | N
     return MetricResult(
         metric, None, ScoreStatus.UNPARSEABLE, outcome.raw, {"calls": len(outcome.responses), "error": outcome.error}
     )
-
-
-def statements_for(
-    judge: JudgeContext, *, question_text: str, text: str, question_id: int | None = None
-) -> StatementSet:
-    """The evaluator's atomic statements of a text, extracted once per (evaluator, text, prompt version):
-    a ground truth is split once and reused by every model, temperature and sample of the run."""
-    digest = text_hash(text)
-    version = judge.prompts.extract.version_tag
-    found = StatementSet.objects.filter(evaluator=judge.evaluator, text_hash=digest, prompt_version=version).first()
-    if found is not None:
-        return found
-    outcome = judge.call(judge.prompts.extract, parse_statements, {"question": question_text, "text": text})
-    StatementSet.objects.bulk_create(
-        [
-            StatementSet(
-                evaluator=judge.evaluator,
-                text_hash=digest,
-                prompt_version=version,
-                question_id=question_id,
-                statements=list(outcome.value or []),
-                status=ScoreStatus.OK if outcome.status == "ok" else ScoreStatus.UNPARSEABLE,
-                raw_output=outcome.raw,
-            )
-        ],
-        ignore_conflicts=True,
-    )
-    return StatementSet.objects.get(evaluator=judge.evaluator, text_hash=digest, prompt_version=version)
 
 
 def classification_checked(answer: list[str], truth: list[str]) -> Callable[[str], Classification]:
@@ -201,26 +177,81 @@ def _accuracy_and_completeness(judge: JudgeContext, values: dict[str, object]) -
     assert prompts.accuracy is not None and prompts.completeness is not None and prompts.parse_scale is not None
     acc_outcome = judge.call(prompts.accuracy, prompts.parse_scale, values)
     cm_outcome = judge.call(prompts.completeness, prompts.parse_scale, values)
-    return _from_outcome(Metric.ACC, acc_outcome, acc_outcome.value), _from_outcome(
-        Metric.CM, cm_outcome, cm_outcome.value
-    )
+    acc = _from_outcome(Metric.ACC, acc_outcome, acc_outcome.value)
+    return acc, _from_outcome(Metric.CM, cm_outcome, cm_outcome.value)
 
 
-def judge_metrics(judge: JudgeContext, generation: Generation, *, ass: float, fc_weight: float) -> list[MetricResult]:
-    """FC, AC, Acc, Cm and LAV of one generation by one evaluator, with the run's prompt set."""
-    fc = factual_correctness(judge, generation)
+def _lav(judge: JudgeContext, values: dict[str, object]) -> MetricResult:
+    outcome = judge.call(judge.prompts.validate, judge.prompts.parse_validate, values)
+    return _from_outcome(Metric.LAV, outcome, None if outcome.value is None else (1.0 if outcome.value else 0.0))
+
+
+def _ac(fc: MetricResult, ass: float, fc_weight: float) -> MetricResult:
     if fc.status == ScoreStatus.OK and fc.value is not None:
-        ac = MetricResult(
-            Metric.AC, answer_correctness(ass, fc.value, fc_weight), ScoreStatus.OK, "", {"ass": ass, "fc": fc.value}
-        )
+        ac = MetricResult(Metric.AC, answer_correctness(ass, fc.value, fc_weight), ScoreStatus.OK, "", {"ass": ass})
+        ac.details["fc"] = fc.value
     else:
         ac = MetricResult(Metric.AC, None, fc.status, "", {"error": "FC could not be scored"})
     ac.details["fc_weight"] = fc_weight
+    return ac
+
+
+def _failed(metric: str, error: str) -> MetricResult:
+    return MetricResult(metric, None, ScoreStatus.FAILED, "", {"error": error})
+
+
+class ScoringInterrupted(Exception):
+    """A call kept failing transiently: what was scored so far (``partial``, LAV never among it) is stored, the
+    rest waits for the task's retry."""
+
+    def __init__(self, cause: TransientProviderError, partial: list[MetricResult] | None = None):
+        self.cause = cause
+        self.partial = partial or []
+        super().__init__(str(cause))
+
+
+def judge_metrics(
+    judge: JudgeContext,
+    generation: Generation,
+    *,
+    ass: float,
+    fc_weight: float,
+    have: Mapping[str, MetricResult] | None = None,
+    last_attempt: bool = True,
+) -> list[MetricResult]:
+    """FC, AC, Acc, Cm and LAV of one generation by one evaluator, with the run's prompt set; each metric on its
+    own: one that fails (a permanent provider error, or a transient one on the task's last attempt) is failed
+    alone, the others are scored. ``have`` holds the metrics stored before (not asked again). On a transient
+    error before the last attempt, ``ScoringInterrupted`` carries what was scored so far (LAV, which completes
+    the unit, is scored last)."""
+    results: dict[str, MetricResult] = dict(have or {})
     values = judge_values(generation, with_context=judge.prompts.with_context)
-    acc, cm = _accuracy_and_completeness(judge, values)
-    lav_outcome = judge.call(judge.prompts.validate, judge.prompts.parse_validate, values)
-    lav_value = None if lav_outcome.value is None else (1.0 if lav_outcome.value else 0.0)
-    return [fc, ac, acc, cm, _from_outcome(Metric.LAV, lav_outcome, lav_value)]
+
+    def attempt(metrics: tuple[str, ...], score: Callable[[], tuple[MetricResult, ...]]) -> None:
+        if all(m in results for m in metrics):
+            return
+        try:
+            for result in score():
+                results.setdefault(result.metric, result)
+        except TransientProviderError as exc:
+            if not last_attempt:
+                raise ScoringInterrupted(exc) from exc
+            for m in metrics:
+                results.setdefault(m, _failed(m, f"provider kept failing after retries: {exc}"))
+        except ProviderError as exc:
+            for m in metrics:
+                results.setdefault(m, _failed(m, f"provider error: {exc}"))
+
+    try:
+        attempt((Metric.FC,), lambda: (factual_correctness(judge, generation),))
+        if Metric.AC not in results:
+            results[Metric.AC] = _ac(results[Metric.FC], ass, fc_weight)
+        attempt((Metric.ACC, Metric.CM), lambda: _accuracy_and_completeness(judge, values))
+        attempt((Metric.LAV,), lambda: (_lav(judge, values),))
+    except ScoringInterrupted as exc:
+        partial = [r for m, r in results.items() if m != Metric.LAV and m not in (have or {})]
+        raise ScoringInterrupted(exc.cause, partial) from exc.cause
+    return [results[m] for m in JUDGE_METRICS]
 
 
 @dataclass(frozen=True)
@@ -242,11 +273,21 @@ def error_type(judge: JudgeContext, generation: Generation) -> ErrorTypeResult |
     return ErrorTypeResult(outcome.value or "", status, outcome.raw, template.version_tag)
 
 
-def failed_metrics(error: str) -> list[MetricResult]:
-    return [MetricResult(m, None, ScoreStatus.FAILED, "", {"error": error}) for m in JUDGE_METRICS]
+def _row(generation: Generation, evaluator: ModelEndpoint, r: MetricResult, prompt_set: str) -> GenerationScore:
+    return GenerationScore(
+        generation=generation,
+        scorer=evaluator.name,
+        evaluator=evaluator,
+        metric=r.metric,
+        value=r.value,
+        status=r.status,
+        raw_output=r.raw,
+        details=r.details,
+        metric_version=AC_VERSION if r.metric == Metric.AC else f"judge@{prompt_set}",
+        ground_truth=generation.question.ground_truth,
+    )
 
 
-@transaction.atomic
 def scores_store(
     *,
     generation: Generation,
@@ -254,64 +295,79 @@ def scores_store(
     results: list[MetricResult],
     prompt_set: str,
     error: ErrorTypeResult | None = None,
-) -> int:
-    """Write one evaluator's metrics of one generation together, with the error type of an invalid answer (LAV,
-    written last, marks the unit complete)."""
-    if error is not None:
-        ErrorTypeJudgement.objects.bulk_create(
-            [
-                ErrorTypeJudgement(
-                    generation=generation,
-                    scorer=evaluator.name,
-                    evaluator=evaluator,
-                    label=error.label,
-                    status=error.status,
-                    raw_output=error.raw,
-                    prompt_version=error.prompt_version,
-                )
-            ],
-            ignore_conflicts=True,
-        )
-    created = GenerationScore.objects.bulk_create(
-        [
-            GenerationScore(
-                generation=generation,
-                scorer=evaluator.name,
-                evaluator=evaluator,
-                metric=r.metric,
-                value=r.value,
-                status=r.status,
-                raw_output=r.raw,
-                details=r.details,
-                metric_version=AC_VERSION if r.metric == Metric.AC else f"judge@{prompt_set}",
+) -> bool:
+    """Write one evaluator's metrics of one generation that are not stored yet, with the error type of an invalid
+    answer, in one transaction. LAV, written last, completes the unit: the writer that stores it counts the unit
+    (failed when any of its metrics failed) and no other. Returns whether this call completed the unit."""
+    with transaction.atomic():
+        if error is not None:
+            ErrorTypeJudgement.objects.bulk_create(
+                [
+                    ErrorTypeJudgement(
+                        generation=generation,
+                        scorer=evaluator.name,
+                        evaluator=evaluator,
+                        label=error.label,
+                        status=error.status,
+                        raw_output=error.raw,
+                        prompt_version=error.prompt_version,
+                    )
+                ],
+                ignore_conflicts=True,
             )
-            for r in results
-        ],
-        ignore_conflicts=True,
-    )
-    return len(created)
+        others = [_row(generation, evaluator, r, prompt_set) for r in results if r.metric != Metric.LAV]
+        GenerationScore.objects.bulk_create(others, ignore_conflicts=True)
+        lav = next((r for r in results if r.metric == Metric.LAV), None)
+        if lav is None:
+            return False
+        try:
+            with transaction.atomic():
+                _row(generation, evaluator, lav, prompt_set).save(force_insert=True)
+        except IntegrityError:
+            return False  # another worker completed this unit first
+        unit_failed = GenerationScore.objects.filter(
+            generation=generation, scorer=evaluator.name, status=ScoreStatus.FAILED
+        ).exists()
+        run_count(run_id=generation.run_id, stage=JUDGE_STAGE, failed=int(unit_failed))
+    return True
 
 
 def generation_score(
-    *, generation: Generation, judge: JudgeContext, encoder: Encoder, fc_weight: float
+    *, generation: Generation, judge: JudgeContext, encoder: Encoder, fc_weight: float, last_attempt: bool = True
 ) -> list[MetricResult]:
-    """Score a generation with one evaluator; idempotent: an evaluator's complete set is never redone."""
-    if GenerationScore.objects.filter(generation=generation, scorer=judge.evaluator.name, metric=Metric.LAV).exists():
+    """Score a generation with one evaluator: the metrics it lacks, each on its own (a resumed or retried unit
+    asks only for what is missing). Idempotent: a complete unit (its LAV stored) is never redone."""
+    stored = GenerationScore.objects.filter(generation=generation, scorer=judge.evaluator.name)
+    if stored.filter(metric=Metric.LAV).exists():
         return []
+    have = {
+        row.metric: MetricResult(row.metric, row.value, row.status, row.raw_output, row.details)
+        for row in stored.exclude(metric=Metric.ASS)
+    }
     ass = ass_record(generation=generation, encoder=encoder)
-    error: ErrorTypeResult | None = None
     try:
-        results = judge_metrics(judge, generation, ass=float(ass.value or 0.0), fc_weight=fc_weight)
-        if any(r.metric == Metric.LAV and r.value == 0.0 for r in results):
+        results = judge_metrics(
+            judge, generation, ass=float(ass.value or 0.0), fc_weight=fc_weight, have=have, last_attempt=last_attempt
+        )
+    except ScoringInterrupted as exc:
+        scores_store(
+            generation=generation, evaluator=judge.evaluator, results=exc.partial, prompt_set=judge.prompts.version
+        )
+        raise exc.cause from exc
+    error: ErrorTypeResult | None = None
+    lav = next(r for r in results if r.metric == Metric.LAV)
+    if (
+        lav.value == 0.0
+        and not ErrorTypeJudgement.objects.filter(generation=generation, scorer=judge.evaluator.name).exists()
+    ):
+        try:
             error = error_type(judge, generation)
-    except ProviderError as exc:
-        results = failed_metrics(f"provider error: {exc}")
-    except TransientProviderError as exc:
-        results = failed_metrics(f"provider kept failing after retries: {exc}")
+        except (ProviderError, TransientProviderError) as exc:
+            error = ErrorTypeResult("", ScoreStatus.FAILED, str(exc)[:2000], "")
     scores_store(
         generation=generation,
         evaluator=judge.evaluator,
-        results=results,
+        results=[r for r in results if r.metric not in have],
         prompt_set=judge.prompts.version,
         error=error,
     )

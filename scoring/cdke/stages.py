@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from django.db.models import Q
+
 from evalplatform.corpus.models import Question
 from evalplatform.llm.pricing import CostEstimate, estimate_cost
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
@@ -17,8 +19,8 @@ from evalplatform.runs.selectors import endpoints_named
 from evalplatform.runs.spec import RunSpec
 from evalplatform.runs.stages import Stage
 from scoring import selectors
-from scoring.cdke.answer import answer_request
-from scoring.cdke.judge import AC_VERSION, ASS_VERSION, ass_record, judge_values
+from scoring.cdke.answer import ANSWER_STAGE, answer_request
+from scoring.cdke.judge import AC_VERSION, ASS_VERSION, JUDGE_STAGE, ass_record, judge_values
 from scoring.cdke.judge_prompts import JUDGE_PROMPT_SETS
 from scoring.cdke.prompts import ANSWER_CLOSED_BOOK, ANSWER_WITH_CONTEXT
 from scoring.cdke.tasks import generation_answer_task, generation_score_task
@@ -39,6 +41,15 @@ def _add(a: CostEstimate, b: CostEstimate) -> CostEstimate:
     )
 
 
+def _times(estimate: CostEstimate, factor: float) -> CostEstimate:
+    return CostEstimate(
+        int(estimate.n_requests * factor),
+        int(estimate.input_tokens * factor),
+        int(estimate.output_tokens * factor),
+        estimate.cost_usd * factor,
+    )
+
+
 def _prompts(*templates: Any) -> dict[str, Any]:
     return {"prompts": {t.name: t.version_tag for t in templates}}
 
@@ -55,7 +66,7 @@ def _evaluators(spec: RunSpec) -> list[ModelEndpoint]:
 
 
 class AnswerStage(Stage):
-    name = "answer"
+    name = ANSWER_STAGE
     order = 10
 
     def units_per_cell(self, spec: RunSpec) -> int:
@@ -65,20 +76,22 @@ class AnswerStage(Stage):
         return _prompts(ANSWER_WITH_CONTEXT, ANSWER_CLOSED_BOOK)
 
     def estimate(self, *, questions: Sequence[Question], spec: RunSpec) -> CostEstimate:
-        """Every answer call exactly as it will be sent (each temperature, condition and sample)."""
+        """Every answer call as it will be sent. A cell's temperature and seed change neither its prompt nor its
+        max_tokens, so one request per question and condition is priced and counted once per temperature and
+        sample: the estimate of a 100,000-cell run takes well under a second."""
         total = CostEstimate(0, 0, 0, 0.0)
+        repeats = len(spec.temperatures) * spec.samples
         for endpoint in endpoints_named(spec.models, "models"):
             requests = [
                 answer_request(
-                    question=q, condition=condition, endpoint=endpoint, temperature=t, seed=spec.sample_seed(i)
+                    question=q, condition=condition, endpoint=endpoint, temperature=spec.temperatures[0], seed=0
                 )
                 for q in questions
                 for condition in spec.conditions
-                for t in spec.temperatures
-                for i in range(spec.samples)
             ]
             price_in, price_out = float(endpoint.price_input_per_mtok), float(endpoint.price_output_per_mtok)
-            total = _add(total, estimate_cost(requests, price_in, price_out))
+            once = estimate_cost(requests, price_in, price_out)
+            total = _add(total, _times(once, repeats))
         return total
 
     def schedule(self, run: Run) -> int:
@@ -131,7 +144,7 @@ class SimilarityStage(Stage):
 
 
 class JudgeStage(Stage):
-    name = "judge"
+    name = JUDGE_STAGE
     order = 30
 
     def applies(self, spec: RunSpec) -> bool:
@@ -175,15 +188,7 @@ class JudgeStage(Stage):
                 JUDGE_ESTIMATE_MAX_TOKENS,
             )
             scale = (n_answers * prompts.calls_per_answer + len(questions)) / len(questions)
-            total = _add(
-                total,
-                CostEstimate(
-                    int(per_question.n_requests * scale),
-                    int(per_question.input_tokens * scale),
-                    int(per_question.output_tokens * scale),
-                    per_question.cost_usd * scale,
-                ),
-            )
+            total = _add(total, _times(per_question, scale))
         return total
 
     def schedule(self, run: Run) -> int:
@@ -199,23 +204,33 @@ class JudgeStage(Stage):
             generation_score_task.delay(generation.pk, evaluator.pk)
 
     def progress(self, run: Run, spec: RunSpec, *, failed_cells: int) -> tuple[int, int]:
-        lav = GenerationScore.objects.filter(generation__run=run, metric=GenerationScore.Metric.LAV).order_by()
+        """A unit is finished when its LAV row is stored, failed when any of its metrics failed."""
+        scores = GenerationScore.objects.filter(generation__run=run).order_by()
         n_evaluators = len(spec.evaluators)
-        finished = lav.count() + failed_cells * n_evaluators
-        failed = lav.filter(status=ScoreStatus.FAILED).count() + failed_cells * n_evaluators
-        return finished, failed
+        finished = scores.filter(metric=GenerationScore.Metric.LAV).count() + failed_cells * n_evaluators
+        failed_units = (
+            scores.filter(status=ScoreStatus.FAILED)
+            .exclude(metric=GenerationScore.Metric.ASS)
+            .values("generation_id", "scorer")
+            .distinct()
+            .count()
+        )
+        return finished, failed_units + failed_cells * n_evaluators
 
     def retry_failed(self, run: Run) -> int:
-        """Forget every evaluator's set of scores whose call failed (ASS, which needs no call, is kept)."""
+        """Forget the failed metrics of every unit that has one, and its LAV row, so that the unit is scored
+        again, asking only for what failed (what succeeded is kept; LAV comes back from the response cache)."""
         failed_units = list(
-            GenerationScore.objects.filter(
-                generation__run=run, metric=GenerationScore.Metric.LAV, status=ScoreStatus.FAILED
-            ).values_list("generation_id", "scorer")
+            GenerationScore.objects.filter(generation__run=run, status=ScoreStatus.FAILED)
+            .exclude(metric=GenerationScore.Metric.ASS)
+            .values_list("generation_id", "scorer")
+            .distinct()
         )
         for generation_id, scorer in failed_units:
-            GenerationScore.objects.filter(generation_id=generation_id, scorer=scorer).exclude(
+            unit = GenerationScore.objects.filter(generation_id=generation_id, scorer=scorer)
+            unit.filter(Q(status=ScoreStatus.FAILED) | Q(metric=GenerationScore.Metric.LAV)).exclude(
                 metric=GenerationScore.Metric.ASS
-            ).delete()
+            ).delete()  # a failed FC failed its AC too: both go
         return len(failed_units)
 
 

@@ -49,14 +49,16 @@ def generation_answer_task(self: Task, generation_id: int) -> None:
     if generation.status == Generation.Status.DONE:
         for stage in stages_for(spec):
             stage.after_answer(generation, spec)
-    run_services.run_refresh_progress(run_id=run.pk)
+    run_services.run_finish_if_complete(run_id=run.pk)
 
 
 @shared_task(
     name="cdke.generation_score", bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=MAX_RETRIES
 )
 def generation_score_task(self: Task, generation_id: int, evaluator_id: int) -> None:
-    """One evaluator's FC, AC, Acc, Cm and LAV of one answer (ASS too, when it is missing)."""
+    """One evaluator's FC, AC, Acc, Cm and LAV of one answer (ASS too, when it is missing), each metric on its
+    own. A transient provider error is retried like an answer's (backoff and jitter), asking only for what is
+    still missing; on the last attempt the metric that keeps failing is stored as failed, the others scored."""
     generation = Generation.objects.select_related("run", "question").get(pk=generation_id)
     run = generation.run
     if not run_selectors.run_is_active(run.pk):
@@ -69,13 +71,20 @@ def generation_score_task(self: Task, generation_id: int, evaluator_id: int) -> 
         client=client_for(evaluator, budget=run_services.run_budget(run), use_cache=spec.use_cache),
         use_cache=spec.use_cache,
     )
+    last_attempt = self.request.is_eager or self.request.retries >= MAX_RETRIES
     try:
         generation_score(
-            generation=generation, judge=judge, encoder=get_encoder(spec.embedder), fc_weight=spec.fc_weight
+            generation=generation,
+            judge=judge,
+            encoder=get_encoder(spec.embedder),
+            fc_weight=spec.fc_weight,
+            last_attempt=last_attempt,
         )
     except BudgetExceeded as exc:
         _stop_at_budget(run, exc)
         return
+    except TransientProviderError as exc:  # what was scored is stored; the rest is asked again later
+        raise self.retry(exc=exc, countdown=retry_countdown(self.request.retries)) from exc
     finally:
         run_services.run_add_cost(run_id=run.pk, cost_usd=judge.cost_usd)
-    run_services.run_refresh_progress(run_id=run.pk)
+    run_services.run_finish_if_complete(run_id=run.pk)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from evalplatform.runs.models import Generation, ModelEndpoint
+from evalplatform.runs.services import run_count
 from scoring.cus import cus_item
 from scoring.embeddings import Encoder, get_encoder
 from scoring.kg.extractors import TripletExtractor
@@ -33,6 +34,9 @@ from scoring.services.graphs import (
     llm_extractor_for,
     shared_extractor,
 )
+
+# The graph stage's registered name (scoring.graph_stage).
+GRAPH_STAGE = "graphs"
 
 
 class GraphUnavailable(Exception):
@@ -171,7 +175,12 @@ def _placeholder(text: str) -> GenerationGraphs:
 
 
 def _write(item: _Item, kg: KGSpec, encoder_name: str, results: dict[str, tuple[S3KGResult, S3KGResult]]) -> None:
+    """The generation's rows for every variant, in one transaction; the writer of its first rows counts its
+    graph unit (failed when its graphs could not be had). The cell's row is locked first, so that two workers
+    writing the same generation count it once."""
     with transaction.atomic():
+        list(Generation.objects.select_for_update().filter(pk=item.generation.pk).values_list("pk", flat=True))
+        first = not GraphScore.objects.filter(generation=item.generation).exists()
         graphs = item.graphs or _placeholder(item.generation.text)
         rows = []
         for variant in kg.variants:
@@ -194,6 +203,8 @@ def _write(item: _Item, kg: KGSpec, encoder_name: str, results: dict[str, tuple[
                 row.status, row.skipped_reason = item.status, item.reason
             rows.append(row)
         GraphScore.objects.bulk_create(rows, ignore_conflicts=True)
+        if first:
+            run_count(run_id=item.generation.run_id, stage=GRAPH_STAGE, failed=int(item.status == ScoreStatus.FAILED))
 
 
 def graph_scores_mark_failed(*, generation: Generation, kg: KGSpec, reason: str, encoder_name: str) -> None:

@@ -15,7 +15,7 @@ from evalplatform.corpus.models import Dataset
 from evalplatform.runs.launch import run_launch, run_resume
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
 from scoring.models import GenerationScore
-from tests.runs.judge_server import JudgeServer
+from tests.runs.judge_server import JudgeServer, prompt_kind
 from tests.workers import fresh_queue, purge_queue, start_worker, tasks_not_eager
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
@@ -89,5 +89,5 @@ def test_killed_worker_then_resume_loses_and_duplicates_nothing(
     after = Counter(prompt for _, prompt in judge_server.prompts())
     repeated = [p for p, n in after.items() if n > 1]
     # Only the judgement cut off by the kill was asked twice; everything asked before came from the cache.
-    assert len(repeated) == 1 and repeated[0].startswith("Rate how complete")
+    assert len(repeated) == 1 and prompt_kind(repeated[0]) == "completeness"
     assert sum(after.values()) - sum(before.values()) == len(after) - len(before) + 1

@@ -17,7 +17,7 @@ from evalplatform.corpus.models import Dataset
 from evalplatform.corpus.records import DatasetImportError
 from evalplatform.corpus.services import dataset_import_file
 from evalplatform.runs.models import Generation
-from evalplatform.runs.services import run_refresh_progress
+from evalplatform.runs.services import run_reconcile_progress
 from evalplatform.runs.spec import SpecError
 from scoring.kg_results import kg_results, kg_table
 from scoring.kg_spec import KGSpec
@@ -73,7 +73,7 @@ class Command(BaseCommand):
                 )
                 graph_scores_compute(generations=generations, kg=kg)
                 run_tau(run=run, kg=kg)
-                run_refresh_progress(run_id=run.pk)
+                run_reconcile_progress(run_id=run.pk)
                 rows = kg_results(run, kg=kg)
                 self.stdout.write(f"{path.name} ({dataset.name}), model {model}: run {run.pk}")
                 self.stdout.write(kg_table(rows))
