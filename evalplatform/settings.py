@@ -173,6 +173,9 @@ SPECTACULAR_SETTINGS = {
 
 # Imports: the largest file accepted, in bytes (documented in the README).
 MAX_IMPORT_BYTES = env_int("EVALPLATFORM_MAX_IMPORT_BYTES", 200 * 1024 * 1024)
+# The most cells (question x model x temperature x condition x sample) one run may plan; a larger one is refused
+# with a message saying how to narrow it or raise the cap.
+MAX_RUN_CELLS = env_int("EVALPLATFORM_MAX_RUN_CELLS", 200_000)
 
 LOGGING = {
     "version": 1,

@@ -19,7 +19,9 @@ from evalplatform.runs import selectors
 from evalplatform.runs.models import Generation, Run
 from evalplatform.runs.services import (
     Actor,
+    cell_count,
     check_conditions,
+    check_run_size,
     run_manifest,
     run_plan_progress,
     run_reconcile_progress,
@@ -55,7 +57,8 @@ def run_launch(
     if not questions:
         raise SpecError("dataset", f"dataset '{dataset.name}' has no question to run")
     check_conditions(questions, parsed)
-    n_cells = len(questions) * len(models) * len(parsed.temperatures) * len(parsed.conditions) * parsed.samples
+    n_cells = cell_count(len(questions), parsed)
+    check_run_size(n_cells)
     run = Run.objects.create(
         kind=kind,
         dataset=dataset,

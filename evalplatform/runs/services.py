@@ -11,6 +11,7 @@ import platform
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -52,9 +53,26 @@ def check_conditions(questions: list[Question], spec: RunSpec) -> None:
             )
 
 
+def cell_count(n_questions: int, spec: RunSpec) -> int:
+    return n_questions * len(spec.models) * len(spec.temperatures) * len(spec.conditions) * spec.samples
+
+
+def check_run_size(n_cells: int) -> None:
+    """Refuse a run of more cells than ``EVALPLATFORM_MAX_RUN_CELLS``, saying how to narrow it."""
+    cap = settings.MAX_RUN_CELLS
+    if n_cells > cap:
+        raise SpecError(
+            "limit",
+            f"this run has {n_cells:,} cells (questions x models x temperatures x conditions x samples), more than "
+            f"the {cap:,} this platform allows (EVALPLATFORM_MAX_RUN_CELLS); narrow it with limit or per_context, "
+            "fewer models, temperatures, conditions or samples, or split it into several runs",
+        )
+
+
 def run_estimate(*, dataset: Dataset, spec: RunSpec) -> CostEstimate:
     """Pre-flight cost of a run: every call each of its stages would make, at the endpoints' prices."""
     questions = list(selectors.run_questions(dataset, spec))
+    check_run_size(cell_count(len(questions), spec))
     total = CostEstimate(0, 0, 0, 0.0)
     for stage in stages_for(spec):
         stage.validate(spec)
