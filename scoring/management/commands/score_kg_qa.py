@@ -19,7 +19,7 @@ from evalplatform.corpus.services import dataset_import_file
 from evalplatform.runs.models import Generation
 from evalplatform.runs.spec import SpecError
 from scoring.kg_spec import KGSpec
-from scoring.s3kg import VARIANTS
+from scoring.s3kg import DEFAULT_VARIANT, VARIANTS
 from scoring.services.graph_scores import graph_scores_compute
 from scoring.services.kg_runs import kg_results, kg_run_finish, kg_run_of_imported_answers, run_tau
 from scoring.services.reporting import kg_table
@@ -36,7 +36,10 @@ class Command(BaseCommand):
         parser.add_argument("files", nargs="+", type=Path)
         parser.add_argument("--encoder", default=None, help="Sentence-transformers model directory.")
         parser.add_argument(
-            "--variant", action="append", choices=sorted(VARIANTS), help="S3KG variant (repeatable); s3kg."
+            "--variant",
+            action="append",
+            choices=sorted(VARIANTS),
+            help=f"S3KG variant (repeatable); {DEFAULT_VARIANT} by default.",
         )
         parser.add_argument("--alpha", type=float, default=0.5)
         parser.add_argument("--json", type=Path, help="Write the rows as JSON to this file.")
@@ -46,7 +49,7 @@ class Command(BaseCommand):
             kg = KGSpec.from_dict(
                 {
                     "extractor": "imported",
-                    "variants": options["variant"] or ["s3kg"],
+                    "variants": options["variant"] or [DEFAULT_VARIANT],
                     "encoder": options["encoder"],
                     "alpha": options["alpha"],
                 }

@@ -16,6 +16,7 @@ from evalplatform.runs.models import Run
 from evalplatform.runs.report import correlation_table, error_table, table2
 from evalplatform.runs.results import context_correlations, error_class_rows, result_rows, run_results_json
 from evalplatform.runs.spec import RunSpec, SpecError
+from scoring.s3kg import DEFAULT_VARIANT
 
 
 def progress_bar(run: Run, width: int = 40) -> str:
@@ -67,7 +68,7 @@ class Command(BaseCommand):
         if options["per_context"]:
             spec["per_context"] = options["per_context"]
         if options["kg"]:
-            spec["kg"] = {"extractor": options["kg"], "variants": ["s3kg", "s3kg_reference"]}
+            spec["kg"] = {"extractor": options["kg"], "variants": [DEFAULT_VARIANT, "s3kg_reference"]}
         try:
             budget = Decimal(options["budget"]) if options["budget"] else None
         except InvalidOperation:
