@@ -8,7 +8,8 @@
 - ``variants``: S3KG variants scored per generation (``scoring.s3kg.VARIANTS``), by default only
   ``scoring.s3kg.DEFAULT_VARIANT`` (``s3kg_directed``, the variant that reproduces the paper's Table 13 verdicts).
 - ``encoder``: the sentence encoder's model directory; empty means the shipped all-MiniLM-L6-v2.
-- ``alpha``: blend of structure and semantics, 0.5 as the paper (S3KG Eq. 2).
+- ``alpha``: the weight of the structural (WL) score, ``alpha S_WL + (1 - alpha) S_SBERT``, 0.5 as the paper's
+  Table 3; the authors' code's convention (the text's Eq. 2 puts it on the semantic score; the same at 0.5).
 - ``tau_fraction``: share of the lowest-CUS items TAU diagnoses, 0.05 as the paper.
 """
 

@@ -101,9 +101,6 @@ def test_authors_graphs_reproduce_the_paper_by_hand() -> None:
     assert ref.semantic == pytest.approx(PAPER_SEMANTIC)
     assert ref.score == pytest.approx(0.5 * 2 / math.sqrt(216) + 0.5 * PAPER_SEMANTIC)
     assert round(ref.score, 4) == PAPER_SCORE
-    assert s3kg_score(
-        AUTHORS_1, AUTHORS_2, encoder=_authors_pair_encoder(False), variant="s3kg_reference", alpha=1.0
-    ).score == pytest.approx(0.1361, abs=5e-5)
     # s3kg_directed: G1 has E:renzo, E:thomas, R:win against, E:final, R:win in; G2' has E:thomas,
     # R:win against, E:renzo. Level 0: K12 = 3; no later match. S_WL = 3 / sqrt(30 * 18) = 0.1291,
     # score 0.4800 against the paper's 0.4835.
@@ -116,6 +113,22 @@ def test_authors_graphs_reproduce_the_paper_by_hand() -> None:
     # keeps the undirected reading below the threshold.
     undirected = s3kg_score(AUTHORS_1, AUTHORS_2, encoder=enc, variant="s3kg")
     assert undirected.structural == pytest.approx(6 / math.sqrt(540))
+
+
+def test_table13_alpha_columns_put_alpha_on_the_kernel() -> None:
+    # Table 13 prints the reversal at alpha = 0 (0.8310) and alpha = 1 (0.1361). 0.1361 = 2 / sqrt(216) is the
+    # kernel (test above) and 0.8310 the mean-pool cosine, so alpha = 1 is the kernel alone: the authors'
+    # convention, alpha S_WL + (1 - alpha) S_SBERT, which every variant follows.
+    enc = _authors_pair_encoder(False)
+    assert s3kg_score(AUTHORS_1, AUTHORS_2, encoder=enc, variant="s3kg_reference", alpha=1.0).score == pytest.approx(
+        0.1361, abs=5e-5
+    )
+    assert s3kg_score(AUTHORS_1, AUTHORS_2, encoder=enc, variant="s3kg_reference", alpha=0.0).score == pytest.approx(
+        PAPER_SEMANTIC
+    )
+    enc = _authors_pair_encoder(True)
+    assert s3kg_score(AUTHORS_1, AUTHORS_2, encoder=enc, alpha=1.0).score == pytest.approx(3 / math.sqrt(540))
+    assert s3kg_score(AUTHORS_1, AUTHORS_2, encoder=enc, alpha=0.0).score == pytest.approx(PAPER_SEMANTIC)
 
 
 def test_paraphrase_scores_one_under_every_variant() -> None:
