@@ -10,7 +10,7 @@
 - ``encoder``: the sentence encoder's model directory; empty means the shipped all-MiniLM-L6-v2.
 - ``alpha``: the weight of the structural (WL) score, ``alpha S_WL + (1 - alpha) S_SBERT``, 0.5 as the paper's
   Table 3; the authors' code's convention (the text's Eq. 2 puts it on the semantic score; the same at 0.5).
-- ``tau_fraction``: share of the lowest-CUS items TAU diagnoses, 0.05 as the paper.
+- ``tau_fraction``: share of the lowest-GoldSim items TAU diagnoses, 0.05 as the paper.
 """
 
 from __future__ import annotations
