@@ -13,7 +13,7 @@ KG against the gold and the context KG; pair files: kg_a against kg_b). Prints, 
 and GoldSim / CtxSim / CUS per QA file (items with all three graphs non-empty), and max F1 / AUROC per
 pair file, for each variant, beside the paper's Table 3 figures.
 
-Usage: python benchmarks/bench_s3kg_speed.py [--limit 50] [--naive-limit 3] [--variants s3kg,s3kg_reference]
+Usage: python benchmarks/bench_s3kg_speed.py [--limit 50] [--naive-limit 3] [--variants s3kg_directed,s3kg_reference]
 """
 
 from __future__ import annotations
@@ -174,7 +174,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, default=50, help="items per QA file and pairs per pair file (0: all)")
     parser.add_argument("--naive-limit", type=int, default=3, help="items per file for the per-pair comparison")
-    parser.add_argument("--variants", default="s3kg,s3kg_reference")
+    parser.add_argument("--variants", default="s3kg_directed,s3kg_reference")
     parser.add_argument("--speed-variants", default="s3kg", help="variants whose speed is measured ('' for none)")
     parser.add_argument("--repeat", type=int, default=2, help="repeats of (a), the best of each kept")
     parser.add_argument("--qa-files", default=",".join(QA_FILES))

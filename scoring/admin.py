@@ -1,11 +1,13 @@
-"""Admin for the stored scores: judge metrics, statements, knowledge graphs and triplets, graph scores,
+"""Admin for the stored scores: judge metrics and error types, the generator's refused artefacts, statements, knowledge graphs and triplets, graph scores,
 TAU diagnoses and benchmark results, each with list filters and search."""
 
 from django.contrib import admin
 
 from scoring.models import (
     BenchmarkResult,
+    ErrorTypeJudgement,
     GenerationScore,
+    GeneratorRefusal,
     GraphScore,
     KnowledgeGraph,
     PairScore,
@@ -21,6 +23,22 @@ class GenerationScoreAdmin(admin.ModelAdmin):
     list_filter = ["metric", "status", "scorer"]
     search_fields = ["scorer", "raw_output", "generation__question__key"]
     raw_id_fields = ["generation", "evaluator"]
+
+
+@admin.register(ErrorTypeJudgement)
+class ErrorTypeJudgementAdmin(admin.ModelAdmin):
+    list_display = ["pk", "generation", "scorer", "label", "status", "prompt_version"]
+    list_filter = ["label", "status", "scorer"]
+    search_fields = ["scorer", "raw_output", "generation__question__key"]
+    raw_id_fields = ["generation", "evaluator"]
+
+
+@admin.register(GeneratorRefusal)
+class GeneratorRefusalAdmin(admin.ModelAdmin):
+    list_display = ["pk", "dataset", "step", "context_key", "generator", "created_at"]
+    list_filter = ["step", "generator", "dataset"]
+    search_fields = ["context_key", "raw_output", "dataset__name"]
+    readonly_fields = ["created_at"]
 
 
 @admin.register(StatementSet)

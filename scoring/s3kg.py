@@ -4,11 +4,18 @@ Arumugam et al., "Evaluation of Contextual Understanding in Large Language Model
 steps: (1) keep, for every triplet of T1, its most similar triplet of T2 (the filtered set T2');
 (2) replace every entity label of G1 by its most similar entity label of G2' above a cosine threshold,
 relation labels likewise and separately; (3) normalised Weisfeiler-Lehman subtree kernel; (4) cosine of
-the mean triplet embeddings of T1 and T2', clipped to [0, 1]; (5) ``(1 - alpha) S_WL + alpha S_SBERT``.
+the mean triplet embeddings of T1 and T2', clipped to [0, 1]; (5) a blend of the two weighted by alpha.
 
-Four named, versioned variants (``VARIANTS``); ``docs/s3kg.md`` defines each exactly. T1 is the graph
-being judged (the answer's), T2 the reference (the gold answer's or the context's). Every score lies in
-[0, 1]; a graph with no triplet on either side scores 0.0 with ``empty=True``.
+alpha weights the structural score, in every variant: ``alpha S_WL + (1 - alpha) S_SBERT``, as the authors'
+code and every alpha figure they published (the best alpha of Table 1, the sweeps of Tables 4-6, Table 13's
+alpha = 0 and alpha = 1 columns). The text's Eq. 2 writes ``(1 - alpha) S_WL + alpha S_SBERT``: the same at the
+default 0.5, the mirror image elsewhere (an alpha by Eq. 2 is ``1 - alpha`` here).
+
+Four named, versioned variants (``VARIANTS``); ``docs/s3kg.md`` defines each exactly. The default,
+``DEFAULT_VARIANT``, is ``s3kg_directed``: the paper's text with edge direction, the one that gives the
+paper's worked example (Table 13) its verdicts. T1 is the graph being judged (the answer's), T2 the
+reference (the gold answer's or the context's). Every score lies in [0, 1]; a graph with no triplet on
+either side scores 0.0 with ``empty=True``.
 """
 
 from __future__ import annotations
@@ -26,8 +33,11 @@ from scoring.wl import WL_ITERATIONS, WLGraph, wl_similarity
 
 # 0.65: soft label alignment threshold, S3KG step 2 (Arumugam et al., ICML 2026).
 LABEL_THRESHOLD = 0.65
-# 0.5: blend weight alpha of the semantic score, S3KG step 5 (swept 0.0..1.0 in the paper's benchmarks).
+# 0.5: blend weight alpha, S3KG Eq. 2 and Table 3 (swept 0.0..1.0 in the paper's Tables 4-6). As in the authors'
+# code and published sweeps, alpha weights the structural (WL) score: alpha S_WL + (1 - alpha) S_SBERT.
 ALPHA = 0.5
+# The score alpha weights, for labels and manifests (the authors' convention, not the text's Eq. 2).
+ALPHA_WEIGHTS = "structural"
 
 Structure = Literal["relations_undirected", "relations_directed", "reference"]
 TripletLike = Sequence[str]
@@ -47,23 +57,24 @@ class VariantSpec:
 VARIANTS: dict[str, VariantSpec] = {
     "s3kg": VariantSpec(
         "s3kg",
-        "s3kg/1",
+        "s3kg/2",
         "relations_undirected",
         False,
         "The paper's text: T2' filtering, entity and relation labels aligned separately (cosine > 0.65), "
-        "WL subtree kernel (5 iterations) on the undirected graph entity - relation - entity.",
+        "WL subtree kernel (5 iterations) on the undirected graph entity - relation - entity; blind to a "
+        "role reversal.",
     ),
     "s3kg_directed": VariantSpec(
         "s3kg_directed",
-        "s3kg_directed/1",
+        "s3kg_directed/2",
         "relations_directed",
         False,
-        "As s3kg, with direction: head -> relation -> tail, WL labels built from successors and "
-        "predecessors separately, so a reversed fact differs.",
+        "The default. As s3kg, with direction: head -> relation -> tail, WL labels built from successors "
+        "and predecessors separately, so a reversed fact differs (the paper's Table 13 verdicts).",
     ),
     "s3kg_symmetric": VariantSpec(
         "s3kg_symmetric",
-        "s3kg_symmetric/1",
+        "s3kg_symmetric/2",
         "relations_undirected",
         True,
         "F-style: harmonic mean of s3kg(T1, T2) and s3kg(T2, T1), so reference triplets the judged "
@@ -75,9 +86,12 @@ VARIANTS: dict[str, VariantSpec] = {
         "reference",
         False,
         "The authors' published code: undirected simple graph of (head, tail) keyed by lower-cased raw "
-        "labels, node labels only, edge list read as directed in insertion order, alpha on WL.",
+        "labels, node labels only, edge list read as directed in insertion order.",
     ),
 }
+# The default variant: the paper's text made direction-aware. The paper's own worked example (Table 13) has a
+# role reversal scored Not Similar and a paraphrase 1.0; the undirected s3kg scores the reversal near 1.
+DEFAULT_VARIANT = "s3kg_directed"
 
 
 @dataclass(frozen=True)
@@ -96,6 +110,11 @@ def _unit(value: float) -> float:
     if not math.isfinite(value):
         return 0.0
     return min(1.0, max(0.0, value))
+
+
+def _blend(alpha: float, structural: float, semantic: float) -> float:
+    """Step 5 as the authors' code and their published sweeps: alpha weights the structural score."""
+    return _unit(alpha * structural + (1.0 - alpha) * semantic)
 
 
 def _harmonic(a: float, b: float) -> float:
@@ -210,8 +229,7 @@ def _one_way(
     relation_map = _align(_distinct(t.relation for t in t1), _distinct(t.relation for t in t2f), encoder, threshold)
     aligned = [Triplet(entity_map[t.head], relation_map[t.relation], entity_map[t.tail]) for t in t1]
     structural = wl_similarity(relation_graph(aligned, directed), relation_graph(t2f, directed), iterations)
-    score = (1.0 - alpha) * structural + alpha * semantic
-    return _unit(score), _unit(structural), semantic
+    return _blend(alpha, structural, semantic), _unit(structural), semantic
 
 
 # --- the authors' code ---------------------------------------------------------------------------------
@@ -273,7 +291,7 @@ def _reference(
     w1 = WLGraph.build([map1.get(n, n) for n in g1.nodes], g1.edges, "out")
     w2 = WLGraph.build([map2.get(n, n) for n in g2.nodes], g2.edges, "out")
     structural = wl_similarity(w1, w2, iterations)
-    return _unit(alpha * structural + (1.0 - alpha) * semantic), structural, semantic
+    return _blend(alpha, structural, semantic), structural, semantic
 
 
 # --- public API ------------------------------------------------------------------------------------
@@ -329,7 +347,7 @@ def s3kg_score(
     *,
     encoder: TextEncoder,
     alpha: float = ALPHA,
-    variant: str = "s3kg",
+    variant: str = DEFAULT_VARIANT,
     label_threshold: float = LABEL_THRESHOLD,
     iterations: int = WL_ITERATIONS,
 ) -> S3KGResult:
@@ -350,7 +368,7 @@ def s3kg_many(
     *,
     encoder: TextEncoder,
     alpha: float = ALPHA,
-    variant: str = "s3kg",
+    variant: str = DEFAULT_VARIANT,
     label_threshold: float = LABEL_THRESHOLD,
     iterations: int = WL_ITERATIONS,
 ) -> list[S3KGResult]:

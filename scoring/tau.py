@@ -1,9 +1,12 @@
 """TAU, triplet alignment for diagnosis (Arumugam et al., ICML 2026), and KEA-style exact matching.
 
-TAU looks at the items that scored lowest (5 % of them, at least one) and explains each: answer triplets
-are aligned one-to-one to gold triplets by sentence cosine above 0.76; what is left is sorted into
-relation wrong, entity wrong, extra (answer only: hallucinated) and missing (gold only). The exact rules
-used here (the paper names the categories, not the tie-breaks) are in ``docs/s3kg.md``.
+TAU looks at the items whose GoldSim is lowest (5 % of them, at least one) and explains each against the
+ground truth: answer triplets are aligned one-to-one to gold triplets by sentence cosine above 0.76, and
+only so; what is left is sorted into relation wrong (entities match, relation differs), entity wrong
+(relation matches, one or both entities differ), extra (answer only: hallucinated) and missing (gold
+only). The exact rules used here (the paper names the categories, not the tie-breaks) are in
+``docs/s3kg.md``. A fact with head and tail swapped reads almost like the fact itself to a sentence
+encoder, so TAU aligns it: that is the method's limit, not a category it has.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ TAU_THRESHOLD = 0.76
 # 0.65: cosine at which two labels count as the same entity or relation; S3KG's label alignment
 # threshold (step 2), reused here for TAU's leftover classification (our choice, documented).
 COMPONENT_THRESHOLD = 0.65
-# 0.05: TAU diagnoses the 5 % lowest-scoring items (Arumugam et al.).
+# 0.05: TAU diagnoses the 5 % lowest-similarity items (Arumugam et al., §3.3), by GoldSim: the items whose answer
+# diverges most from the ground truth (the authors' code: the bottom 5 % of gold_similarity).
 TAU_FRACTION = 0.05
 
 CATEGORIES = ("aligned", "relation_wrong", "entity_wrong", "extra", "missing")
@@ -55,7 +59,8 @@ class TauResult:
 def tau_lowest(items_scores: Sequence[tuple[K, float]], fraction: float = TAU_FRACTION) -> list[K]:
     """The keys of the ``ceil(fraction * n)`` lowest-scoring items (at least one), lowest first.
 
-    Ties keep the input order. An empty input gives an empty list.
+    Pass each item's GoldSim: TAU explains how the answer diverges from the ground truth. Ties keep the
+    input order. An empty input gives an empty list.
     """
     if not 0.0 < fraction <= 1.0:
         raise ValueError("fraction must lie in (0, 1]")
@@ -79,6 +84,18 @@ def _greedy(candidates: Sequence[tuple[tuple[float, ...], int, int]]) -> list[tu
     return out
 
 
+def _leftover_category(head: bool, relation: bool, tail: bool) -> tuple[str, float] | None:
+    """The error category of an unaligned (answer, gold) pair from its in-place component matches, with its
+    rank (relation wrong first, then one entity wrong, then both), or None when it is no candidate."""
+    if head and tail and not relation:
+        return "relation_wrong", 1.0
+    if relation and head != tail:
+        return "entity_wrong", 2.0
+    if relation and not head and not tail:
+        return "entity_wrong", 3.0
+    return None
+
+
 def _classify(
     answer: Sequence[Triplet],
     gold: Sequence[Triplet],
@@ -96,30 +113,20 @@ def _classify(
     for a in rest_a:
         for g in rest_g:
             x, y = answer[a], gold[g]
-            head, tail = same[(x.head, y.head)], same[(x.tail, y.tail)]
-            relation = same[(x.relation, y.relation)]
-            cosine = float(sims[a, g]) if sims is not None else 0.0
-            if head and tail and relation:
-                category, rank = "aligned", 0.0
-            elif head and tail:
-                category, rank = "relation_wrong", 1.0
-            elif relation and (head or tail):
-                category, rank = "entity_wrong", 2.0
-            else:
+            found = _leftover_category(same[(x.head, y.head)], same[(x.relation, y.relation)], same[(x.tail, y.tail)])
+            if found is None:
                 continue
-            kind[(a, g)] = category
-            candidates.append(((rank, -cosine), a, g))
+            kind[(a, g)] = found[0]
+            cosine = float(sims[a, g]) if sims is not None else 0.0
+            candidates.append(((found[1], -cosine), a, g))
     result = TauResult(aligned=list(aligned))
     for a, g in _greedy(candidates):
-        category = kind[(a, g)]
-        if category == "aligned":
-            result.aligned.append((a, g, float(sims[a, g]) if sims is not None else 1.0))
-        elif category == "relation_wrong":
+        if kind[(a, g)] == "relation_wrong":
             result.relation_wrong.append((a, g))
         else:
             result.entity_wrong.append((a, g))
-    taken_a = {a for a, _, _ in result.aligned} | {a for a, _ in result.relation_wrong + result.entity_wrong}
-    taken_g = {g for _, g, _ in result.aligned} | {g for _, g in result.relation_wrong + result.entity_wrong}
+    taken_a = used_a | {a for a, _ in result.relation_wrong + result.entity_wrong}
+    taken_g = used_g | {g for _, g in result.relation_wrong + result.entity_wrong}
     result.extra.extend(i for i in range(len(answer)) if i not in taken_a)
     result.missing.extend(j for j in range(len(gold)) if j not in taken_g)
     return result
@@ -142,13 +149,14 @@ def tau_diagnose(
 ) -> TauResult:
     """Align answer triplets to gold triplets and classify the rest (rules in ``docs/s3kg.md``).
 
-    1. Every (answer, gold) pair whose triplet texts have cosine above ``threshold`` is a candidate;
-       pairs are taken greedily by decreasing cosine, one-to-one.
+    1. Aligned: every (answer, gold) pair whose triplet texts have cosine above ``threshold`` (0.76) is a
+       candidate; pairs are taken greedily by decreasing cosine, one-to-one. Nothing else aligns.
     2. Two labels match when equal after normalisation or when their cosine is at least
-       ``component_threshold``. Among the leftovers, a pair whose head, relation and tail all match is
-       also aligned; head and tail match but not the relation: relation wrong; the relation and exactly
-       one of head or tail (in place) match: entity wrong. Pairs are taken one-to-one in that order of
-       category, then by decreasing triplet cosine.
+       ``component_threshold``. Among the leftovers, compared in place: head and tail match but not the
+       relation: relation wrong; the relation matches and one or both entities do not: entity wrong. Pairs
+       are taken one-to-one, relation wrong first, then entity wrong with one entity wrong, then with both,
+       each by decreasing triplet cosine. A leftover pair whose three components all match (its sentence
+       cosine at or below the threshold) is no candidate.
     3. Answer triplets still unpaired are extra, gold triplets still unpaired are missing.
     """
     answer = [Triplet(*t) for t in answer]
@@ -178,10 +186,18 @@ def tau_diagnose(
 def kea_align(answer: Sequence[Triplet], gold: Sequence[Triplet]) -> TauResult:
     """KEA-style component-wise exact matching, the baseline TAU is compared with.
 
-    Labels match only when equal after normalisation; then the same categories and one-to-one rules
-    as ``tau_diagnose`` step 2 (all three components equal: aligned, with cosine reported as 1.0).
+    Labels match only when equal after normalisation. A pair whose three components all match is aligned
+    (cosine reported as 1.0; one-to-one, in answer then gold order); the rest is classified as in
+    ``tau_diagnose`` step 2 (no sentence cosine, so ties go by answer then gold index).
     """
     answer = [Triplet(*t) for t in answer]
     gold = [Triplet(*t) for t in gold]
     same = {pair: normalise_label(pair[0]) == normalise_label(pair[1]) for pair in _label_pairs(answer, gold)}
-    return _classify(answer, gold, [], same, None)
+    exact = [
+        ((0.0,), a, g)
+        for a, x in enumerate(answer)
+        for g, y in enumerate(gold)
+        if same[(x.head, y.head)] and same[(x.relation, y.relation)] and same[(x.tail, y.tail)]
+    ]
+    aligned = [(a, g, 1.0) for a, g in _greedy(exact)]
+    return _classify(answer, gold, aligned, same, None)

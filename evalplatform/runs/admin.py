@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from evalplatform.runs.models import CachedResponse, Generation, ModelEndpoint, Run
+from evalplatform.runs.models import CachedResponse, Generation, ModelEndpoint, Run, StageProgress
 
 
 @admin.register(ModelEndpoint)
@@ -31,3 +31,11 @@ class CachedResponseAdmin(admin.ModelAdmin):
     list_display = ["key", "provider", "model_id", "created_at"]
     list_filter = ["provider", "model_id"]
     search_fields = ["key", "model_id"]
+
+
+@admin.register(StageProgress)
+class StageProgressAdmin(admin.ModelAdmin):
+    list_display = ["run", "stage", "done", "failed", "total", "per_cell"]
+    list_filter = ["stage"]
+    search_fields = ["run__pk", "stage"]
+    raw_id_fields = ["run"]

@@ -1,9 +1,11 @@
 """The similarity benchmark: every method scores every labelled pair of a pairs dataset as a paraphrase
 detector (S3KG Table 1): max F1 over a threshold sweep with its threshold, precision and recall, and AUROC.
 
-Methods: ``s3kg``, ``s3kg_directed``, ``s3kg_symmetric`` at alpha 0.5 and ``s3kg_reference``, over graphs
-from the dependency extractor, the LLM extractor on an endpoint, or the graphs given with the pairs
-(``kg_a`` / ``kg_b``); with the sweep, ``<variant>@alpha=0.0`` .. ``1.0`` in steps of 0.1; the baselines
+Methods: ``s3kg_directed`` (the default), ``s3kg``, ``s3kg_symmetric`` and ``s3kg_reference`` at alpha 0.5, over
+graphs from the dependency extractor, the LLM extractor on an endpoint, or the graphs given with the pairs
+(``kg_a`` / ``kg_b``); with the sweep, every variant at ``<variant>@alpha_wl=0.0`` .. ``1.0`` in steps of 0.1,
+alpha being the weight of the structural score as in the paper's published sweeps (``scoring.alpha_sweep``,
+which also holds the paper's Table 4 to lay beside it); the baselines
 ``rouge1``, ``rouge2``, ``rougeL``, ``bleu``, ``bertscore``, ``minilm`` and, when its parts are installed,
 ``mpnet``. ``sentence_t5`` is reported as unavailable (no packaged model), never substituted. A pair whose
 graph is empty on either side scores 0.0 under every S3KG method (``s3kg.py``), counted in ``n_empty``.
@@ -26,12 +28,13 @@ from django.utils import timezone
 from evalplatform.corpus.models import Dataset, TextPair
 from evalplatform.runs.models import ModelEndpoint, Run
 from scoring import baselines
+from scoring.alpha_sweep import SWEEP_ALPHAS, sweep_method_name
 from scoring.bench import auroc, max_f1
 from scoring.embeddings import Encoder, get_encoder
 from scoring.kg.extractors import TripletExtractor
 from scoring.kg.types import Triplet
 from scoring.models import BenchmarkResult, KnowledgeGraph, PairScore
-from scoring.s3kg import s3kg_many
+from scoring.s3kg import ALPHA_WEIGHTS, DEFAULT_VARIANT, s3kg_many
 from scoring.services.encoders import mpnet_model_dir
 from scoring.services.graphs import (
     graph_get_or_extract,
@@ -42,10 +45,10 @@ from scoring.services.graphs import (
     shared_extractor,
 )
 
-BENCH_VARIANTS = ("s3kg", "s3kg_directed", "s3kg_symmetric")
-# 0.0..1.0 in steps of 0.1: the paper's alpha sweep (S3KG §4.1).
-SWEEP_ALPHAS = tuple(round(0.1 * i, 1) for i in range(11))
-BENCHMARK_VERSION = "similarity-benchmark@1"
+# The variants scored on the normalised graphs, the default first; s3kg_reference takes the raw ones.
+BENCH_VARIANTS = (DEFAULT_VARIANT, *sorted({"s3kg", "s3kg_directed", "s3kg_symmetric"} - {DEFAULT_VARIANT}))
+# @2: alpha weights the structural score in every variant; sweep methods named <variant>@alpha_wl=<alpha>.
+BENCHMARK_VERSION = "similarity-benchmark@2"
 
 
 @dataclass
@@ -88,21 +91,22 @@ def _pair_graphs(
 def _s3kg_methods(
     graphs: list[tuple[KnowledgeGraph, KnowledgeGraph]], encoder: Encoder, sweep: bool
 ) -> list[MethodResult]:
-    norm = [(graph_triplets(a), graph_triplets(b)) for a, b in graphs]
+    norm: list[tuple[Sequence[Triplet], Sequence[Triplet]]] = [
+        (graph_triplets(a), graph_triplets(b)) for a, b in graphs
+    ]
     raw: list[tuple[Sequence[Triplet], Sequence[Triplet]]] = [
         (graph_raw_triplets(a), graph_raw_triplets(b)) for a, b in graphs
     ]
-    out = []
-    for variant in BENCH_VARIANTS:
-        out.append(MethodResult(variant, [r.score for r in s3kg_many(norm, encoder=encoder, variant=variant)]))
-    out.append(
-        MethodResult("s3kg_reference", [r.score for r in s3kg_many(raw, encoder=encoder, variant="s3kg_reference")])
-    )
+    inputs = dict.fromkeys(BENCH_VARIANTS, norm) | {"s3kg_reference": raw}
+    out = [
+        MethodResult(variant, [r.score for r in s3kg_many(graphs_in, encoder=encoder, variant=variant)])
+        for variant, graphs_in in inputs.items()
+    ]
     if sweep:
-        for variant in BENCH_VARIANTS:
+        for variant, graphs_in in inputs.items():
             for alpha in SWEEP_ALPHAS:
-                scores = [r.score for r in s3kg_many(norm, encoder=encoder, variant=variant, alpha=alpha)]
-                out.append(MethodResult(f"{variant}@alpha={alpha:.1f}", scores))
+                scores = [r.score for r in s3kg_many(graphs_in, encoder=encoder, variant=variant, alpha=alpha)]
+                out.append(MethodResult(sweep_method_name(variant, alpha), scores))
     return out
 
 
@@ -169,7 +173,12 @@ def similarity_benchmark_run(
         run = Run.objects.create(
             kind=Run.Kind.SIMILARITY_BENCHMARK,
             dataset=dataset,
-            spec={"extractor": extractor, "alpha_sweep": alpha_sweep, "encoder": encoder.name},
+            spec={
+                "extractor": extractor,
+                "alpha_sweep": alpha_sweep,
+                "alpha_weights": ALPHA_WEIGHTS,
+                "encoder": encoder.name,
+            },
             status=Run.Status.DONE,
             started_at=timezone.now(),
             finished_at=timezone.now(),
@@ -177,6 +186,7 @@ def similarity_benchmark_run(
             progress_done=len(methods),
             manifest={
                 "benchmark": BENCHMARK_VERSION,
+                "alpha_weights": ALPHA_WEIGHTS,
                 "encoder": encoder.name,
                 "n_empty_graph_pairs": n_empty,
                 "unavailable": {m.name: m.reason for m in methods if m.status != "ok"},

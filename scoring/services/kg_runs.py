@@ -1,7 +1,7 @@
 """Knowledge-graph runs: TAU over a run's lowest items, a second graph pass over a CDK-E run, runs of imported
 answers (their results are read by ``scoring.kg_results``).
 
-TAU (S3KG §4, Arumugam et al.) diagnoses the 5 % lowest-CUS items of each (model, temperature, condition)
+TAU (S3KG §3.3, Arumugam et al.) diagnoses the 5 % lowest-GoldSim items of each (model, temperature, condition)
 group of a run, per variant; its indices refer to ``graph_triplets`` of the answer and gold graphs. Each new
 diagnosis of the run's first variant sends the ``tau_diagnosed`` signal (``scoring.signals``) inside the
 transaction that stores it; the annotation app, above this one, receives it and queues a TAU item for three
@@ -59,7 +59,7 @@ def run_tau(*, run: Run, kg: KGSpec | None = None, encoder: Encoder | None = Non
             .order_by("pk")
         )
         for group in _groups(scores).values():
-            lowest = tau_lowest([(s, float(s.cus or 0.0)) for s in group], kg.tau_fraction)
+            lowest = tau_lowest([(s, float(s.goldsim or 0.0)) for s in group], kg.tau_fraction)
             for score in lowest:
                 if TauDiagnosis.objects.filter(graph_score=score).exists():
                     continue

@@ -99,14 +99,26 @@ def test_goldsim_ctxsim_cus_by_hand_with_skipped_item_counted(tmp_path: Path) ->
     assert GraphScore.objects.filter(generation__run=run).count() == 6
 
 
-def test_tau_diagnoses_the_lowest_item_once(tmp_path: Path) -> None:
+def test_tau_diagnoses_the_lowest_goldsim_item_once(tmp_path: Path) -> None:
+    # TAU takes the 5 % lowest-similarity items against the ground truth (S3KG §3.3), by GoldSim, not CUS.
+    # Item 1: GoldSim 1, CtxSim 0 (one-hot: nothing shared), CUS 0. Item 2: the answer adds OTHER to SAME;
+    # T2' = [SAME]; semantic cos(mean(u1, u2), u1) = 1/sqrt(2); directed WL: the SAME component of the answer
+    # matches G2' at every level, K12 = 3 * 6 = 18, K11 = 6 * 6, K22 = 3 * 6, S_WL = 1/sqrt(2); GoldSim =
+    # 1/sqrt(2) = 0.707, CtxSim 1, CUS 0.828. The lowest CUS is item 1, the lowest GoldSim item 2.
+    records = [
+        qa_record("1", answer=SAME, gold=SAME, context=OTHER),
+        qa_record("2", answer=SAME + OTHER, gold=SAME, context=SAME + OTHER),
+    ]
+    dataset = dataset_import_file(path=write_jsonl(tmp_path / "tau.jsonl", records), import_format="qa-jsonl")
     kg = KGSpec.from_dict({"extractor": "imported"})
     encoder = NamedOneHot()
-    run = _score(_toy(tmp_path), kg, encoder)
-    assert run_tau(run=run, kg=kg, encoder=encoder) == 1  # type: ignore[arg-type]  # ceil(5 % of 2 scored items) = 1: item 2, CUS 0
+    run = _score(dataset, kg, encoder)
+    item2 = GraphScore.objects.get(generation__run=run, generation__question__key="2")
+    assert item2.goldsim == pytest.approx(2**-0.5) and item2.cus == pytest.approx(2 * 2**-0.5 / (1 + 2**-0.5))
+    assert run_tau(run=run, kg=kg, encoder=encoder) == 1  # type: ignore[arg-type]  # ceil(5 % of 2 items) = 1
     diagnosis = TauDiagnosis.objects.get()
     assert diagnosis.graph_score.generation.question.key == "2"
-    assert diagnosis.counts == {"aligned": 1, "relation_wrong": 0, "entity_wrong": 0, "extra": 0, "missing": 0}
+    assert diagnosis.counts == {"aligned": 1, "relation_wrong": 0, "entity_wrong": 0, "extra": 1, "missing": 0}
     assert diagnosis.aligned == [[0, 0, 1.0]]
     assert run_tau(run=run, kg=kg, encoder=encoder) == 0  # type: ignore[arg-type]
 

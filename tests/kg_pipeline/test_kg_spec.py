@@ -10,7 +10,7 @@ def test_defaults_are_the_papers() -> None:
     spec = KGSpec.from_dict({})
     assert (spec.extractor, spec.variants, spec.encoder, spec.alpha, spec.tau_fraction) == (
         "dependency",
-        ["s3kg"],
+        ["s3kg_directed"],  # scoring.s3kg.DEFAULT_VARIANT: the Table 13 verdicts
         None,
         0.5,
         0.05,

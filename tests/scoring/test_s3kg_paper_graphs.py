@@ -49,7 +49,7 @@ def test_ctxsim_above_goldsim_and_reference_above_the_literal_text() -> None:
         assert g is not None and c is not None and cus is not None
         assert c > g, f"{variant}: CtxSim {c:.4f} should exceed GoldSim {g:.4f} (paper Table 3)"
         summary[variant] = (g, c, cus)
-    # docs/s3kg.md: the literal text (relation nodes, merged entities, alpha on the semantic score) scores
+    # docs/s3kg.md: the literal text (relation nodes, merged entities) scores
     # below the authors' code on their graphs.
     assert summary["s3kg"][0] < summary["s3kg_reference"][0]
     assert summary["s3kg"][1] < summary["s3kg_reference"][1]

@@ -30,6 +30,7 @@ from scoring.cdke.results import (
     table2,
 )
 from scoring.kg_results import kg_results, kg_table
+from scoring.s3kg import DEFAULT_VARIANT
 
 
 class Command(BaseCommand):
@@ -87,7 +88,7 @@ class Command(BaseCommand):
         if options["per_context"]:
             spec["per_context"] = options["per_context"]
         if options["kg"]:
-            spec["kg"] = {"extractor": options["kg"], "variants": ["s3kg", "s3kg_reference"]}
+            spec["kg"] = {"extractor": options["kg"], "variants": [DEFAULT_VARIANT, "s3kg_reference"]}
         try:
             budget = Decimal(options["budget"]) if options["budget"] else None
         except InvalidOperation:

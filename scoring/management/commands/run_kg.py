@@ -18,6 +18,7 @@ from evalplatform.runs.models import Run
 from evalplatform.runs.spec import SpecError
 from scoring.kg_results import kg_results, kg_table
 from scoring.kg_spec import KGSpec
+from scoring.s3kg import DEFAULT_VARIANT
 from scoring.services.kg_runs import run_graph_pass
 
 
@@ -32,7 +33,7 @@ class Command(BaseCommand):
         parser.add_argument("--conditions", default="divergent")
         parser.add_argument("--limit", type=int, help="Ask only the first N questions.")
         parser.add_argument("--extractor", default="dependency", help="dependency, llm:ENDPOINT or imported.")
-        parser.add_argument("--variants", default="s3kg", help="Comma-separated S3KG variants.")
+        parser.add_argument("--variants", default=DEFAULT_VARIANT, help="Comma-separated S3KG variants.")
         parser.add_argument("--encoder", default=None, help="Sentence-transformers model directory.")
         parser.add_argument("--alpha", type=float, default=0.5)
         parser.add_argument("--no-cache", action="store_true", help="Bypass the response cache.")

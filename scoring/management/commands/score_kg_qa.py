@@ -21,7 +21,7 @@ from evalplatform.runs.services import run_reconcile_progress
 from evalplatform.runs.spec import SpecError
 from scoring.kg_results import kg_results, kg_table
 from scoring.kg_spec import KGSpec
-from scoring.s3kg import VARIANTS
+from scoring.s3kg import DEFAULT_VARIANT, VARIANTS
 from scoring.services.graph_scores import graph_scores_compute
 from scoring.services.kg_runs import kg_run_of_imported_answers, run_tau
 
@@ -37,7 +37,10 @@ class Command(BaseCommand):
         parser.add_argument("files", nargs="+", type=Path)
         parser.add_argument("--encoder", default=None, help="Sentence-transformers model directory.")
         parser.add_argument(
-            "--variant", action="append", choices=sorted(VARIANTS), help="S3KG variant (repeatable); s3kg."
+            "--variant",
+            action="append",
+            choices=sorted(VARIANTS),
+            help=f"S3KG variant (repeatable); {DEFAULT_VARIANT} by default.",
         )
         parser.add_argument("--alpha", type=float, default=0.5)
         parser.add_argument("--json", type=Path, help="Write the rows as JSON to this file.")
@@ -47,7 +50,7 @@ class Command(BaseCommand):
             kg = KGSpec.from_dict(
                 {
                     "extractor": "imported",
-                    "variants": options["variant"] or ["s3kg"],
+                    "variants": options["variant"] or [DEFAULT_VARIANT],
                     "encoder": options["encoder"],
                     "alpha": options["alpha"],
                 }
