@@ -1,5 +1,6 @@
-"""Admin for the stored scores: judge metrics and error types, the generator's refused artefacts, statements, knowledge graphs and triplets, graph scores,
-TAU diagnoses and benchmark results, each with list filters and search."""
+"""Admin for the stored scores: judge metrics and error types, the generator's refused artefacts, statements,
+knowledge graphs and triplets, graph scores, TAU diagnoses and benchmark results, each with list filters and
+search."""
 
 from django.contrib import admin
 
