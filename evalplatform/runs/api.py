@@ -6,6 +6,7 @@ from dataclasses import asdict
 from typing import Any
 
 import django_filters
+from django.core.cache import cache
 from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -32,6 +33,8 @@ from evalplatform.runs.serializers import (
     RunSerializer,
 )
 from evalplatform.runs.spec import RunSpec, SpecError
+from evalplatform.runs.tasks import run_watch_task
+from evalplatform.runs.watchdog import run_is_stale
 from scoring import selectors as scoring_selectors
 from scoring.cdke.results import results_intervals, run_results_json
 from scoring.exports import FORMATS, KINDS, export_run
@@ -128,13 +131,17 @@ class RunDetailView(generics.RetrieveAPIView):
 
 
 class RunProgressView(generics.RetrieveAPIView):
-    """The small JSON the runs page polls."""
+    """The small JSON the runs page polls. A poll that finds the run stale asks the watchdog to look at it (at
+    most once a minute per run), so that a run whose worker died recovers even without a beat running."""
 
     serializer_class = ProgressSerializer
     permission_classes = RESEARCHER_ONLY
 
     def get_object(self) -> Run:
-        return visible_run_or_404(self.request, self.kwargs["pk"])
+        run = visible_run_or_404(self.request, self.kwargs["pk"])
+        if run_is_stale(run) and cache.add(f"run-watch-{run.pk}", 1, timeout=60):
+            run_watch_task.delay(run.pk)
+        return run
 
 
 class RunResultsView(APIView):

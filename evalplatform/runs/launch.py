@@ -8,15 +8,17 @@ schedules that work is ``runs.run_execute``. Both write an audit event in the sa
 from __future__ import annotations
 
 from decimal import Decimal
+from itertools import islice
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
 from evalplatform.audit.services import audit_record
 from evalplatform.corpus.models import Dataset
 from evalplatform.roles import signed_in_user
 from evalplatform.runs import selectors
-from evalplatform.runs.models import Generation, Run
+from evalplatform.runs.models import Generation, ModelEndpoint, Run
 from evalplatform.runs.services import (
     Actor,
     cell_count,
@@ -29,6 +31,9 @@ from evalplatform.runs.services import (
 from evalplatform.runs.spec import RunSpec, SpecError
 from evalplatform.runs.stages import stages_for
 from evalplatform.runs.tasks import run_execute
+
+# Cells written per INSERT when a run is planned.
+PLAN_BATCH = 2000
 
 
 @transaction.atomic
@@ -50,6 +55,9 @@ def run_launch(
     if kind == Run.Kind.KG and parsed.kg is None:
         raise SpecError("kg", "a kg run needs its knowledge-graph options")
     models = selectors.endpoints_named(parsed.models, "models")
+    imported = [m.name for m in models if m.provider == ModelEndpoint.Provider.IMPORTED]
+    if imported:
+        raise SpecError("models", f"'{imported[0]}' stands for answers imported with a dataset and cannot be asked")
     stages = stages_for(parsed)
     for stage in stages:
         stage.validate(parsed)
@@ -68,18 +76,18 @@ def run_launch(
         manifest=run_manifest(parsed),
     )
     run_plan_progress(run=run, spec=parsed, n_cells=n_cells)
-    Generation.objects.bulk_create(
-        [
-            Generation(run=run, question=q, model=m, temperature=t, condition=c, sample_index=s)
-            for q in questions
-            for m in models
-            for t in parsed.temperatures
-            for c in parsed.conditions
-            for s in range(parsed.samples)
-        ],
-        batch_size=1000,
-        ignore_conflicts=True,
+    cells = (
+        Generation(run=run, question=q, model=m, temperature=t, condition=c, sample_index=s)
+        for q in questions
+        for m in models
+        for t in parsed.temperatures
+        for c in parsed.conditions
+        for s in range(parsed.samples)
     )
+    # Streamed in batches, in the planned order (a context's cells together): memory stays bounded however many
+    # cells, and the answers are later sent in primary-key order, which is this order.
+    while batch := list(islice(cells, PLAN_BATCH)):
+        Generation.objects.bulk_create(batch, ignore_conflicts=True)
     audit_record(
         actor=actor,
         action="run.launch",
@@ -104,9 +112,10 @@ def run_resume(*, run: Run, retry_failed: bool = False, actor: Actor = None) -> 
     spec = RunSpec.from_dict(run.spec)
     with transaction.atomic():
         forgotten = 0
-        if retry_failed:
-            for stage in stages_for(spec):
+        for stage in stages_for(spec):
+            if retry_failed:
                 forgotten += stage.retry_failed(run)
+            stage.requeue_stale(run, sent_before=timezone.now())  # what was sent before may be lost: send it again
         Run.objects.filter(pk=run.pk).exclude(status=Run.Status.QUEUED).update(
             status=Run.Status.RUNNING, status_reason="", finished_at=None
         )

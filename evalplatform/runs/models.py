@@ -114,6 +114,10 @@ class Run(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    progress_at = models.DateTimeField(null=True, blank=True, help_text="When a unit of work last finished.")
+    watchdog_kicks = models.PositiveIntegerField(
+        default=0, help_text="Times the watchdog re-sent its stale work since the run last made progress."
+    )
 
     class Meta:
         ordering = ["-created_at", "-pk"]
@@ -177,6 +181,9 @@ class Generation(models.Model):
     cached = models.BooleanField(default=False, help_text="Served from the response cache.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     error = models.TextField(blank=True, help_text="Why it failed, when it did.")
+    queued_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its answer task was last sent to the workers (empty: not yet)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

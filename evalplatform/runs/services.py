@@ -163,7 +163,10 @@ def run_count(*, run_id: int, stage: str, done: int = 1, failed: int = 0) -> Non
     )
     if counted:  # a stage the run does not have (a second graph pass over a CDK-E run) counts nothing
         Run.objects.filter(pk=run_id).update(
-            progress_done=F("progress_done") + done, progress_failed=F("progress_failed") + failed
+            progress_done=F("progress_done") + done,
+            progress_failed=F("progress_failed") + failed,
+            progress_at=timezone.now(),
+            watchdog_kicks=0,
         )
 
 
@@ -174,7 +177,10 @@ def run_count_failed_cell(*, run_id: int) -> None:
         done=F("done") + F("per_cell"), failed=F("failed") + F("per_cell")
     )
     Run.objects.filter(pk=run_id).update(
-        progress_done=F("progress_done") + per_cell, progress_failed=F("progress_failed") + per_cell
+        progress_done=F("progress_done") + per_cell,
+        progress_failed=F("progress_failed") + per_cell,
+        progress_at=timezone.now(),
+        watchdog_kicks=0,
     )
 
 

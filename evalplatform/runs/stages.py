@@ -14,6 +14,7 @@ counts units), what it would cost, what it records in the run's manifest, what i
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from evalplatform.corpus.models import Question
@@ -49,6 +50,10 @@ class Stage:
 
     def schedule(self, run: Run) -> int:
         """Enqueue what is left of this stage in the run; returns how many tasks were sent."""
+        return 0
+
+    def requeue_stale(self, run: Run, *, sent_before: datetime) -> int:
+        """Forget that work sent before ``sent_before`` is on its way (the watchdog sends it again)."""
         return 0
 
     def after_answer(self, generation: Generation, spec: RunSpec) -> None:

@@ -10,6 +10,7 @@ from evalplatform.runs import services
 from evalplatform.runs.models import Run, StageProgress
 from evalplatform.runs.spec import RunSpec
 from evalplatform.runs.stages import stages_for
+from evalplatform.runs.watchdog import run_watch, runs_watch
 
 # A stage's task whose calls still fail after the client's own retries is rescheduled on a worker up to
 # MAX_RETRIES times, with exponential backoff (capped at BACKOFF_CAP_S) and jitter, then marked failed.
@@ -35,3 +36,15 @@ def run_execute(run_id: int) -> None:
     for stage in reversed(stages_for(RunSpec.from_dict(run.spec))):
         stage.schedule(run)
     services.run_finish_if_complete(run_id=run_id)
+
+
+@shared_task(name="runs.watchdog")
+def runs_watchdog_task() -> dict[int, str]:
+    """Look at every running run (Celery beat sends this every RUN_WATCHDOG_EVERY_S)."""
+    return runs_watch()
+
+
+@shared_task(name="runs.watch_run")
+def run_watch_task(run_id: int) -> str:
+    """Look at one run (sent when a progress poll finds it stale)."""
+    return run_watch(run_id=run_id)

@@ -168,17 +168,21 @@ def judge_values(generation: Generation, *, with_context: bool) -> dict[str, obj
     return values
 
 
-def _accuracy_and_completeness(judge: JudgeContext, values: dict[str, object]) -> tuple[MetricResult, MetricResult]:
+def _scale(judge: JudgeContext, metric: str, values: dict[str, object]) -> tuple[MetricResult, ...]:
     prompts = judge.prompts
-    if prompts.accuracy_and_completeness is not None and prompts.parse_accuracy_and_completeness is not None:
-        both = judge.call(prompts.accuracy_and_completeness, prompts.parse_accuracy_and_completeness, values)
-        acc, cm = both.value if both.value is not None else (None, None)
-        return _from_outcome(Metric.ACC, both, acc), _from_outcome(Metric.CM, both, cm)
-    assert prompts.accuracy is not None and prompts.completeness is not None and prompts.parse_scale is not None
-    acc_outcome = judge.call(prompts.accuracy, prompts.parse_scale, values)
-    cm_outcome = judge.call(prompts.completeness, prompts.parse_scale, values)
-    acc = _from_outcome(Metric.ACC, acc_outcome, acc_outcome.value)
-    return acc, _from_outcome(Metric.CM, cm_outcome, cm_outcome.value)
+    template = prompts.accuracy if metric == Metric.ACC else prompts.completeness
+    assert template is not None and prompts.parse_scale is not None
+    outcome = judge.call(template, prompts.parse_scale, values)
+    return (_from_outcome(metric, outcome, outcome.value),)
+
+
+def _accuracy_and_completeness(judge: JudgeContext, values: dict[str, object]) -> tuple[MetricResult, ...]:
+    """Acc and Cm asked in one call (the authors' published prompt)."""
+    prompts = judge.prompts
+    assert prompts.accuracy_and_completeness is not None and prompts.parse_accuracy_and_completeness is not None
+    both = judge.call(prompts.accuracy_and_completeness, prompts.parse_accuracy_and_completeness, values)
+    acc, cm = both.value if both.value is not None else (None, None)
+    return _from_outcome(Metric.ACC, both, acc), _from_outcome(Metric.CM, both, cm)
 
 
 def _lav(judge: JudgeContext, values: dict[str, object]) -> MetricResult:
@@ -246,7 +250,11 @@ def judge_metrics(
         attempt((Metric.FC,), lambda: (factual_correctness(judge, generation),))
         if Metric.AC not in results:
             results[Metric.AC] = _ac(results[Metric.FC], ass, fc_weight)
-        attempt((Metric.ACC, Metric.CM), lambda: _accuracy_and_completeness(judge, values))
+        if judge.prompts.accuracy_and_completeness is not None:
+            attempt((Metric.ACC, Metric.CM), lambda: _accuracy_and_completeness(judge, values))
+        else:
+            attempt((Metric.ACC,), lambda: _scale(judge, Metric.ACC, values))
+            attempt((Metric.CM,), lambda: _scale(judge, Metric.CM, values))
         attempt((Metric.LAV,), lambda: (_lav(judge, values),))
     except ScoringInterrupted as exc:
         partial = [r for m, r in results.items() if m != Metric.LAV and m not in (have or {})]

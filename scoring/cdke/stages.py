@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Q
@@ -23,7 +24,7 @@ from scoring.cdke.answer import ANSWER_STAGE, answer_request
 from scoring.cdke.judge import AC_VERSION, ASS_VERSION, JUDGE_STAGE, ass_record, judge_values
 from scoring.cdke.judge_prompts import JUDGE_PROMPT_SETS
 from scoring.cdke.prompts import ANSWER_CLOSED_BOOK, ANSWER_WITH_CONTEXT
-from scoring.cdke.tasks import generation_answer_task, generation_score_task
+from scoring.cdke.tasks import feed_answers_task, generation_score_task
 from scoring.embeddings import get_encoder
 from scoring.models import GenerationScore, ScoreStatus
 
@@ -95,22 +96,15 @@ class AnswerStage(Stage):
         return total
 
     def schedule(self, run: Run) -> int:
-        """The pending cells in context order (a context's cells together, so a server's prefix cache reuses it)."""
-        pending = list(
-            Generation.objects.filter(run=run, status=Generation.Status.PENDING)
-            .order_by(
-                "question__context__position",
-                "question__position",
-                "model__name",
-                "temperature",
-                "condition",
-                "sample_index",
-            )
-            .values_list("pk", flat=True)
+        """The pending cells, fed to the workers in chunks as the queue drains, in planned order (a context's cells
+        together, so that a server's prefix cache reuses the context)."""
+        feed_answers_task.delay(run.pk)
+        return 1
+
+    def requeue_stale(self, run: Run, *, sent_before: datetime) -> int:
+        return Generation.objects.filter(run=run, status=Generation.Status.PENDING, queued_at__lt=sent_before).update(
+            queued_at=None
         )
-        for generation_id in pending:
-            generation_answer_task.delay(generation_id)
-        return len(pending)
 
     def progress(self, run: Run, spec: RunSpec, *, failed_cells: int) -> tuple[int, int]:
         done = Generation.objects.filter(run=run, status=Generation.Status.DONE).order_by().count()
@@ -118,7 +112,7 @@ class AnswerStage(Stage):
 
     def retry_failed(self, run: Run) -> int:
         return Generation.objects.filter(run=run, status=Generation.Status.FAILED).update(
-            status=Generation.Status.PENDING, error=""
+            status=Generation.Status.PENDING, error="", queued_at=None
         )
 
 

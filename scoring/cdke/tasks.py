@@ -3,7 +3,12 @@ the run is no longer active, call services, and write under unique constraints; 
 transient provider errors, with backoff and jitter. ``acks_late`` with ``reject_on_worker_lost`` redelivers the
 task of a killed worker."""
 
+import logging
+
 from celery import Task, shared_task
+from celery.exceptions import Retry
+from django.conf import settings
+from django.utils import timezone
 
 from evalplatform.llm.errors import BudgetExceeded, TransientProviderError
 from evalplatform.runs import selectors as run_selectors
@@ -14,20 +19,71 @@ from evalplatform.runs.spec import RunSpec
 from evalplatform.runs.stages import stages_for
 from evalplatform.runs.tasks import MAX_RETRIES, retry_countdown
 from scoring.cdke.answer import generation_answer
-from scoring.cdke.judge import JudgeContext, generation_score
+from scoring.cdke.judge import JUDGE_METRICS, JudgeContext, MetricResult, generation_score, scores_store
 from scoring.cdke.judge_prompts import JUDGE_PROMPT_SETS
 from scoring.embeddings import get_encoder
+from scoring.models import GenerationScore, ScoreStatus
+
+log = logging.getLogger(__name__)
 
 
 def _stop_at_budget(run: Run, exc: BudgetExceeded) -> None:
     run_services.run_stop(run_id=run.pk, status=Run.Status.CANCELLED, reason=f"stopped at the budget: {exc}")
 
 
+@shared_task(name="cdke.feed_answers", acks_late=True, reject_on_worker_lost=True)
+def feed_answers_task(run_id: int) -> int:
+    """Send the run's next pending cells to the workers, as many as keep RUN_QUEUE_HIGH_WATER in flight, in
+    chunks of RUN_FEED_CHUNK, in planned order; look again in RUN_FEED_EVERY_S while some are still unsent. A
+    100,000-cell run is never queued at once."""
+    if not run_selectors.run_is_active(run_id):
+        return 0
+    sent = 0
+    while ids := answers_to_send(run_id):
+        Generation.objects.filter(pk__in=ids).update(queued_at=timezone.now())
+        for generation_id in ids:
+            generation_answer_task.delay(generation_id)
+        sent += len(ids)
+    if Generation.objects.filter(run_id=run_id, status=Generation.Status.PENDING, queued_at__isnull=True).exists():
+        feed_answers_task.apply_async((run_id,), countdown=settings.RUN_FEED_EVERY_S)
+    return sent
+
+
+def answers_to_send(run_id: int) -> list[int]:
+    """The next chunk of unsent pending cells, if the run has room in flight (primary-key order is plan order)."""
+    pending = Generation.objects.filter(run_id=run_id, status=Generation.Status.PENDING)
+    room = settings.RUN_QUEUE_HIGH_WATER - pending.filter(queued_at__isnull=False).count()
+    if room <= 0:
+        return []
+    chunk = min(room, settings.RUN_FEED_CHUNK)
+    return list(pending.filter(queued_at__isnull=True).order_by("pk").values_list("pk", flat=True)[:chunk])
+
+
 @shared_task(
     name="cdke.generation_answer", bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=MAX_RETRIES
 )
 def generation_answer_task(self: Task, generation_id: int) -> None:
-    """Answer one cell, then hand the answer to every later stage of the run (ASS, judges, graphs)."""
+    """Answer one cell, then hand the answer to every later stage of the run (ASS, judges, graphs). An unexpected
+    error fails the cell with its cause (it is never left pending for ever)."""
+    try:
+        _answer(self, generation_id)
+    except Retry:
+        raise
+    except Exception as exc:
+        log.exception("answering generation %s failed unexpectedly", generation_id)
+        run_services.generation_mark_failed(
+            generation_id=generation_id, error=f"unexpected error: {type(exc).__name__}: {exc}"
+        )
+        _finish(generation_id)
+
+
+def _finish(generation_id: int) -> None:
+    run_id = Generation.objects.filter(pk=generation_id).values_list("run_id", flat=True).first()
+    if run_id is not None:
+        run_services.run_finish_if_complete(run_id=run_id)
+
+
+def _answer(self: Task, generation_id: int) -> None:
     generation = Generation.objects.select_related("run", "question__context", "model").get(pk=generation_id)
     run = generation.run
     if not run_selectors.run_is_active(run.pk):
@@ -58,7 +114,31 @@ def generation_answer_task(self: Task, generation_id: int) -> None:
 def generation_score_task(self: Task, generation_id: int, evaluator_id: int) -> None:
     """One evaluator's FC, AC, Acc, Cm and LAV of one answer (ASS too, when it is missing), each metric on its
     own. A transient provider error is retried like an answer's (backoff and jitter), asking only for what is
-    still missing; on the last attempt the metric that keeps failing is stored as failed, the others scored."""
+    still missing; on the last attempt the metric that keeps failing is stored as failed, the others scored. An
+    unexpected error fails what is missing of the unit, with its cause."""
+    try:
+        _score(self, generation_id, evaluator_id)
+    except Retry:
+        raise
+    except Exception as exc:
+        log.exception("scoring generation %s by endpoint %s failed unexpectedly", generation_id, evaluator_id)
+        generation = Generation.objects.select_related("run", "question").get(pk=generation_id)
+        evaluator = ModelEndpoint.objects.get(pk=evaluator_id)
+        have = set(
+            GenerationScore.objects.filter(generation=generation, scorer=evaluator.name).values_list(
+                "metric", flat=True
+            )
+        )
+        error = f"unexpected error: {type(exc).__name__}: {exc}"
+        missing = [
+            MetricResult(m, None, ScoreStatus.FAILED, "", {"error": error}) for m in JUDGE_METRICS if m not in have
+        ]
+        spec = RunSpec.from_dict(generation.run.spec)
+        scores_store(generation=generation, evaluator=evaluator, results=missing, prompt_set=spec.judge_prompts)
+        run_services.run_finish_if_complete(run_id=generation.run_id)
+
+
+def _score(self: Task, generation_id: int, evaluator_id: int) -> None:
     generation = Generation.objects.select_related("run", "question").get(pk=generation_id)
     run = generation.run
     if not run_selectors.run_is_active(run.pk):
