@@ -130,6 +130,22 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Queues by kind of work (EVALPLATFORM_QUEUES_BY_KIND=1, as docker-compose.yml runs it): "llm" for the calls to
+# models (answers, judges: I/O-bound, run them on a thread pool; no encoder is loaded there), "embeddings" for ASS
+# batches and "graphs" for S3KG (CPU-bound, torch and spaCy loaded once per process); the rest (run_execute, the
+# feeder, the watchdog, imports) stays on the default queue. Unset, every task goes to the default queue, so one
+# worker runs everything (make serve, the tests).
+QUEUE_LLM, QUEUE_EMBEDDINGS, QUEUE_GRAPHS = "llm", "embeddings", "graphs"
+CELERY_TASK_ROUTES = (
+    {
+        "cdke.generation_answer": {"queue": QUEUE_LLM},
+        "cdke.generation_score": {"queue": QUEUE_LLM},
+        "cdke.similarity_batch": {"queue": QUEUE_EMBEDDINGS},
+        "scoring.generation_graph": {"queue": QUEUE_GRAPHS},
+    }
+    if env_bool("EVALPLATFORM_QUEUES_BY_KIND", False)
+    else {}
+)
 # Redis and SQS hand an unacknowledged message (its worker was killed) to another worker after this many seconds;
 # the run watchdog re-sends a stale run's work sooner (RUN_STALE_AFTER_S), idempotently.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT_S", 3600)}

@@ -20,43 +20,18 @@ from evalplatform.runs.models import Generation, ModelEndpoint
 from evalplatform.runs.services import run_count
 from scoring.cdke.answer import context_shown
 from scoring.cdke.judge_prompts import JudgePrompts
-from scoring.cdke.metrics import answer_correctness, clip_unit, fc_from_verdict
+from scoring.cdke.metrics import fc_from_verdict
+from scoring.cdke.similarity import AC_VERSION, fill_ac, lock_generations
 from scoring.cdke.statements import statements_for
 from scoring.cdke.verdicts import Classification, parse_classification, parse_error_type
-from scoring.embeddings import Encoder
 from scoring.models import ErrorTypeJudgement, GenerationScore, ScoreStatus
 
-ASS_VERSION = "ass@1"
-AC_VERSION = "ac@1"
 JUDGE_METRICS = ("fc", "ac", "acc", "cm", "lav")
 # The judge stage's registered name (scoring.cdke.stages).
 JUDGE_STAGE = "judge"
 # What a closed-book answer's judge is told about its context.
 NO_CONTEXT = "(none: the model answered without a context)"
 Metric = GenerationScore.Metric
-
-
-def ass_record(*, generation: Generation, encoder: Encoder) -> GenerationScore:
-    """ASS: cosine of the embeddings of answer and ground truth, clipped to [0, 1]. Once per generation."""
-    existing = GenerationScore.objects.filter(generation=generation, metric=Metric.ASS, scorer=encoder.name).first()
-    if existing is not None:
-        return existing
-    answer, truth = encoder.encode([generation.text, generation.question.ground_truth])
-    value = clip_unit(float(answer @ truth))
-    GenerationScore.objects.bulk_create(
-        [
-            GenerationScore(
-                generation=generation,
-                scorer=encoder.name,
-                metric=Metric.ASS,
-                value=value,
-                metric_version=ASS_VERSION,
-                ground_truth=generation.question.ground_truth,
-            )
-        ],
-        ignore_conflicts=True,
-    )
-    return GenerationScore.objects.get(generation=generation, metric=Metric.ASS, scorer=encoder.name)
 
 
 @dataclass
@@ -190,16 +165,6 @@ def _lav(judge: JudgeContext, values: dict[str, object]) -> MetricResult:
     return _from_outcome(Metric.LAV, outcome, None if outcome.value is None else (1.0 if outcome.value else 0.0))
 
 
-def _ac(fc: MetricResult, ass: float, fc_weight: float) -> MetricResult:
-    if fc.status == ScoreStatus.OK and fc.value is not None:
-        ac = MetricResult(Metric.AC, answer_correctness(ass, fc.value, fc_weight), ScoreStatus.OK, "", {"ass": ass})
-        ac.details["fc"] = fc.value
-    else:
-        ac = MetricResult(Metric.AC, None, fc.status, "", {"error": "FC could not be scored"})
-    ac.details["fc_weight"] = fc_weight
-    return ac
-
-
 def _failed(metric: str, error: str) -> MetricResult:
     return MetricResult(metric, None, ScoreStatus.FAILED, "", {"error": error})
 
@@ -218,12 +183,11 @@ def judge_metrics(
     judge: JudgeContext,
     generation: Generation,
     *,
-    ass: float,
-    fc_weight: float,
     have: Mapping[str, MetricResult] | None = None,
     last_attempt: bool = True,
 ) -> list[MetricResult]:
-    """FC, AC, Acc, Cm and LAV of one generation by one evaluator, with the run's prompt set; each metric on its
+    """FC, Acc, Cm and LAV of one generation by one evaluator, with the run's prompt set (AC follows from FC and
+    ASS when both are stored: ``scoring.cdke.similarity.fill_ac``); each metric on its
     own: one that fails (a permanent provider error, or a transient one on the task's last attempt) is failed
     alone, the others are scored. ``have`` holds the metrics stored before (not asked again). On a transient
     error before the last attempt, ``ScoringInterrupted`` carries what was scored so far (LAV, which completes
@@ -248,8 +212,6 @@ def judge_metrics(
 
     try:
         attempt((Metric.FC,), lambda: (factual_correctness(judge, generation),))
-        if Metric.AC not in results:
-            results[Metric.AC] = _ac(results[Metric.FC], ass, fc_weight)
         if judge.prompts.accuracy_and_completeness is not None:
             attempt((Metric.ACC, Metric.CM), lambda: _accuracy_and_completeness(judge, values))
         else:
@@ -259,7 +221,7 @@ def judge_metrics(
     except ScoringInterrupted as exc:
         partial = [r for m, r in results.items() if m != Metric.LAV and m not in (have or {})]
         raise ScoringInterrupted(exc.cause, partial) from exc.cause
-    return [results[m] for m in JUDGE_METRICS]
+    return [results[m] for m in JUDGE_METRICS if m in results]
 
 
 @dataclass(frozen=True)
@@ -302,12 +264,15 @@ def scores_store(
     evaluator: ModelEndpoint,
     results: list[MetricResult],
     prompt_set: str,
+    fc_weight: float,
     error: ErrorTypeResult | None = None,
 ) -> bool:
     """Write one evaluator's metrics of one generation that are not stored yet, with the error type of an invalid
-    answer, in one transaction. LAV, written last, completes the unit: the writer that stores it counts the unit
-    (failed when any of its metrics failed) and no other. Returns whether this call completed the unit."""
+    answer and AC when FC and ASS are in, in one transaction holding the generation's lock. LAV, written last,
+    completes the unit: the writer that stores it counts the unit (failed when any of its metrics failed) and no
+    other. Returns whether this call completed the unit."""
     with transaction.atomic():
+        lock_generations([generation.pk])
         if error is not None:
             ErrorTypeJudgement.objects.bulk_create(
                 [
@@ -325,6 +290,7 @@ def scores_store(
             )
         others = [_row(generation, evaluator, r, prompt_set) for r in results if r.metric != Metric.LAV]
         GenerationScore.objects.bulk_create(others, ignore_conflicts=True)
+        fill_ac(generation_id=generation.pk, scorer=evaluator.name, fc_weight=fc_weight)
         lav = next((r for r in results if r.metric == Metric.LAV), None)
         if lav is None:
             return False
@@ -341,7 +307,7 @@ def scores_store(
 
 
 def generation_score(
-    *, generation: Generation, judge: JudgeContext, encoder: Encoder, fc_weight: float, last_attempt: bool = True
+    *, generation: Generation, judge: JudgeContext, fc_weight: float, last_attempt: bool = True
 ) -> list[MetricResult]:
     """Score a generation with one evaluator: the metrics it lacks, each on its own (a resumed or retried unit
     asks only for what is missing). Idempotent: a complete unit (its LAV stored) is never redone."""
@@ -350,16 +316,17 @@ def generation_score(
         return []
     have = {
         row.metric: MetricResult(row.metric, row.value, row.status, row.raw_output, row.details)
-        for row in stored.exclude(metric=Metric.ASS)
+        for row in stored.exclude(metric__in=[Metric.ASS, Metric.AC])
     }
-    ass = ass_record(generation=generation, encoder=encoder)
     try:
-        results = judge_metrics(
-            judge, generation, ass=float(ass.value or 0.0), fc_weight=fc_weight, have=have, last_attempt=last_attempt
-        )
+        results = judge_metrics(judge, generation, have=have, last_attempt=last_attempt)
     except ScoringInterrupted as exc:
         scores_store(
-            generation=generation, evaluator=judge.evaluator, results=exc.partial, prompt_set=judge.prompts.version
+            generation=generation,
+            evaluator=judge.evaluator,
+            results=exc.partial,
+            prompt_set=judge.prompts.version,
+            fc_weight=fc_weight,
         )
         raise exc.cause from exc
     error: ErrorTypeResult | None = None
@@ -377,6 +344,7 @@ def generation_score(
         evaluator=judge.evaluator,
         results=[r for r in results if r.metric not in have],
         prompt_set=judge.prompts.version,
+        fc_weight=fc_weight,
         error=error,
     )
     return results

@@ -1,7 +1,8 @@
 """CDK-E's stages of a run, registered with the runs app at start-up (``ScoringConfig.ready``):
 
 - ``answer``: every cell's model answers its question (one unit per cell);
-- ``similarity``: ASS of every answer against its ground truth (computed right after the answer; not a unit);
+- ``similarity``: ASS of every answer against its ground truth, in batches on the embeddings workers (one unit
+  per cell; AC is written by whichever of ASS and the evaluator's FC comes second);
 - ``judge``: every evaluator scores every answer (one unit per cell and evaluator; a unit is finished when its
   LAV row is written, which is written last, with the other four metrics, in one transaction)."""
 
@@ -21,10 +22,16 @@ from evalplatform.runs.spec import RunSpec
 from evalplatform.runs.stages import Stage
 from scoring import selectors
 from scoring.cdke.answer import ANSWER_STAGE, answer_request
-from scoring.cdke.judge import AC_VERSION, ASS_VERSION, JUDGE_STAGE, ass_record, judge_values
+from scoring.cdke.judge import JUDGE_STAGE, judge_values
 from scoring.cdke.judge_prompts import JUDGE_PROMPT_SETS
 from scoring.cdke.prompts import ANSWER_CLOSED_BOOK, ANSWER_WITH_CONTEXT
-from scoring.cdke.tasks import feed_answers_task, generation_score_task
+from scoring.cdke.similarity import AC_VERSION, ASS_VERSION, SIMILARITY_STAGE
+from scoring.cdke.tasks import (
+    feed_answers_task,
+    generation_score_task,
+    similarity_batch_soon,
+    similarity_batch_task,
+)
 from scoring.embeddings import get_encoder
 from scoring.models import GenerationScore, ScoreStatus
 
@@ -117,24 +124,35 @@ class AnswerStage(Stage):
 
 
 class SimilarityStage(Stage):
-    """ASS needs no model call: it is computed in the answer's task, right after the answer."""
+    """ASS needs no model call: it is computed in batches on the embeddings workers (one unit per cell)."""
 
-    name = "similarity"
+    name = SIMILARITY_STAGE
     order = 20
+
+    def applies(self, spec: RunSpec) -> bool:
+        """ASS is CDK-E's: every CDK-E run computes it; a pure knowledge-graph run (graph options and no
+        evaluators) scores its answers with S3KG alone."""
+        return spec.kg is None or bool(spec.evaluators)
+
+    def units_per_cell(self, spec: RunSpec) -> int:
+        return 1
 
     def manifest(self, spec: RunSpec) -> dict[str, Any]:
         return {"metrics": {"ass": ASS_VERSION}, "embedder": spec.embedder or DEFAULT_EMBEDDER}
 
     def schedule(self, run: Run) -> int:
-        """ASS of answers that lack it (their task was interrupted between the answer and its ASS)."""
-        encoder = get_encoder(RunSpec.from_dict(run.spec).embedder)
-        missing = list(selectors.generations_without_ass(run, encoder.name))
-        for generation in missing:
-            ass_record(generation=generation, encoder=encoder)
-        return 0
+        similarity_batch_task.delay(run.pk)
+        return 1
 
     def after_answer(self, generation: Generation, spec: RunSpec) -> None:
-        ass_record(generation=generation, encoder=get_encoder(spec.embedder))
+        similarity_batch_soon(generation.run_id)
+
+    def progress(self, run: Run, spec: RunSpec, *, failed_cells: int) -> tuple[int, int]:
+        encoder_name = get_encoder(spec.embedder).name
+        done = GenerationScore.objects.filter(
+            generation__run=run, metric=GenerationScore.Metric.ASS, scorer=encoder_name
+        ).order_by()
+        return done.count() + failed_cells, failed_cells
 
 
 class JudgeStage(Stage):

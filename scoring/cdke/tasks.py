@@ -8,6 +8,7 @@ import logging
 from celery import Task, shared_task
 from celery.exceptions import Retry
 from django.conf import settings
+from django.core.cache import cache
 from django.utils import timezone
 
 from evalplatform.llm.errors import BudgetExceeded, TransientProviderError
@@ -21,10 +22,13 @@ from evalplatform.runs.tasks import MAX_RETRIES, retry_countdown
 from scoring.cdke.answer import generation_answer
 from scoring.cdke.judge import JUDGE_METRICS, JudgeContext, MetricResult, generation_score, scores_store
 from scoring.cdke.judge_prompts import JUDGE_PROMPT_SETS
+from scoring.cdke.similarity import ASS_BATCH, ass_batch
 from scoring.embeddings import get_encoder
 from scoring.models import GenerationScore, ScoreStatus
 
 log = logging.getLogger(__name__)
+# Seconds the answers of a run gather before their ASS batch runs.
+SIMILARITY_WINDOW_S = 1
 
 
 def _stop_at_budget(run: Run, exc: BudgetExceeded) -> None:
@@ -108,11 +112,35 @@ def _answer(self: Task, generation_id: int) -> None:
     run_services.run_finish_if_complete(run_id=run.pk)
 
 
+@shared_task(name="cdke.similarity_batch", acks_late=True, reject_on_worker_lost=True)
+def similarity_batch_task(run_id: int) -> int:
+    """ASS of a batch of the run's answers that lack it (on the embeddings workers); sends itself again while
+    some are left."""
+    run = Run.objects.filter(pk=run_id).first()
+    if run is None or not run_selectors.run_is_active(run_id):
+        return 0
+    stored = ass_batch(run=run, encoder=get_encoder(RunSpec.from_dict(run.spec).embedder))
+    run_services.run_finish_if_complete(run_id=run_id)
+    if stored == ASS_BATCH:
+        similarity_batch_task.delay(run_id)
+    return stored
+
+
+def similarity_batch_soon(run_id: int) -> None:
+    """Ask for an ASS batch of the run in a second, at most once a second from this process: answers come by the
+    hundred per second, and the batch that runs after the window takes all that came in it. Inline (eager),
+    at once."""
+    if similarity_batch_task.app.conf.task_always_eager:
+        similarity_batch_task.delay(run_id)
+    elif cache.add(f"similarity-batch-{run_id}", 1, timeout=SIMILARITY_WINDOW_S):
+        similarity_batch_task.apply_async((run_id,), countdown=SIMILARITY_WINDOW_S)
+
+
 @shared_task(
     name="cdke.generation_score", bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=MAX_RETRIES
 )
 def generation_score_task(self: Task, generation_id: int, evaluator_id: int) -> None:
-    """One evaluator's FC, AC, Acc, Cm and LAV of one answer (ASS too, when it is missing), each metric on its
+    """One evaluator's FC, Acc, Cm and LAV of one answer (and AC, when its ASS is in), each metric on its
     own. A transient provider error is retried like an answer's (backoff and jitter), asking only for what is
     still missing; on the last attempt the metric that keeps failing is stored as failed, the others scored. An
     unexpected error fails what is missing of the unit, with its cause."""
@@ -134,7 +162,13 @@ def generation_score_task(self: Task, generation_id: int, evaluator_id: int) -> 
             MetricResult(m, None, ScoreStatus.FAILED, "", {"error": error}) for m in JUDGE_METRICS if m not in have
         ]
         spec = RunSpec.from_dict(generation.run.spec)
-        scores_store(generation=generation, evaluator=evaluator, results=missing, prompt_set=spec.judge_prompts)
+        scores_store(
+            generation=generation,
+            evaluator=evaluator,
+            results=missing,
+            prompt_set=spec.judge_prompts,
+            fc_weight=spec.fc_weight,
+        )
         run_services.run_finish_if_complete(run_id=generation.run_id)
 
 
@@ -153,13 +187,7 @@ def _score(self: Task, generation_id: int, evaluator_id: int) -> None:
     )
     last_attempt = self.request.is_eager or self.request.retries >= MAX_RETRIES
     try:
-        generation_score(
-            generation=generation,
-            judge=judge,
-            encoder=get_encoder(spec.embedder),
-            fc_weight=spec.fc_weight,
-            last_attempt=last_attempt,
-        )
+        generation_score(generation=generation, judge=judge, fc_weight=spec.fc_weight, last_attempt=last_attempt)
     except BudgetExceeded as exc:
         _stop_at_budget(run, exc)
         return

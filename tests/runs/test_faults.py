@@ -59,7 +59,7 @@ def test_persistent_500_fails_that_cell_only_and_is_counted(
     assert failed.count() == 3
     assert "500" in failed.first().error  # type: ignore[union-attr]
     assert run.status == Run.Status.DONE
-    assert run.progress_failed == 6  # three answers and their three scoring units
+    assert run.progress_failed == 9  # three answers, their three ASS and their three scoring units
     (row,) = result_rows(run)
     assert (row.n, row.n_failed) == (3, 3)
     # Among scored answers there is no LAV; as paper C counts it (valid / all answers) it is 0 of 3, failures beside.

@@ -41,7 +41,7 @@ def test_run_answers_every_cell_and_scores_every_metric_per_evaluator(
     endpoint_factory("judge-b")
     run = launch(sample_dataset, models=["cand"], evaluators=["judge-a", "judge-b"])
     assert run.status == Run.Status.DONE
-    assert run.progress_done == run.progress_total == 12 * 3
+    assert run.progress_done == run.progress_total == 12 * 4  # per answer: itself, its ASS, two evaluators
     assert Generation.objects.filter(run=run, status="done").count() == 12  # 6 questions x 2 conditions
     for metric in ("fc", "ac", "acc", "cm", "lav"):
         assert GenerationScore.objects.filter(generation__run=run, metric=metric, status="ok").count() == 24

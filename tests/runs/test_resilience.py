@@ -54,7 +54,7 @@ def test_the_watchdog_resends_the_work_of_a_run_whose_worker_died(
     with django_capture_on_commit_callbacks(execute=True):
         assert run_watch(run_id=run.pk) == "resent"
     run.refresh_from_db()
-    assert run.status == Run.Status.DONE and run.progress_done == run.progress_total == 3
+    assert run.status == Run.Status.DONE and run.progress_done == run.progress_total == 3 * 2  # answers and ASS
 
 
 def test_a_run_that_never_progresses_fails_with_the_reason(
@@ -91,7 +91,7 @@ def test_an_unexpected_error_fails_the_cell_with_its_cause(
 ) -> None:
     endpoint_factory("cand", provider="no-such-provider")
     run = launch(sample_dataset, models=["cand"], limit=2)
-    assert run.status == Run.Status.DONE and run.progress_failed == 2
+    assert run.status == Run.Status.DONE and run.progress_failed == 2 * 2  # each cell's answer and its ASS
     errors = set(Generation.objects.filter(run=run).values_list("error", flat=True))
     assert errors == {"unexpected error: ValueError: endpoint cand: unknown provider 'no-such-provider'"}
 
@@ -137,7 +137,7 @@ def test_a_finished_run_can_be_retried_from_the_api(
     endpoint_factory("cand", max_attempts=1)
     judge_server.inject("answer", 400)
     run = launch(sample_dataset, models=["cand"], limit=1)
-    assert run.status == Run.Status.DONE and run.progress_failed == 1
+    assert run.status == Run.Status.DONE and run.progress_failed == 2  # the answer and its ASS
     researcher = _researcher(sample_dataset)
     client = Client()
     client.force_login(researcher)
@@ -200,16 +200,15 @@ def test_progress_is_counted_once_per_unit(
     from evalplatform.runs.clients import client_for
     from scoring.cdke.judge import JudgeContext, generation_score
     from scoring.cdke.judge_prompts import JUDGE_PROMPT_SETS
-    from scoring.embeddings import get_encoder
 
     endpoint_factory("cand")
     judge = endpoint_factory("judge")
     run = launch(sample_dataset, models=["cand"], evaluators=["judge"], limit=2)
     stages = dict(StageProgress.objects.filter(run=run).values_list("stage", "done"))
-    assert stages == {"answer": 2, "similarity": 0, "judge": 2} and run.progress_done == run.progress_total == 4
+    assert stages == {"answer": 2, "similarity": 2, "judge": 2} and run.progress_done == run.progress_total == 6
     generation = Generation.objects.filter(run=run).first()
     assert generation is not None
     context = JudgeContext(evaluator=judge, client=client_for(judge), prompts=JUDGE_PROMPT_SETS["2"])
-    assert generation_score(generation=generation, judge=context, encoder=get_encoder(), fc_weight=0.75) == []
+    assert generation_score(generation=generation, judge=context, fc_weight=0.75) == []
     run.refresh_from_db()
-    assert run.progress_done == 4  # a redelivered scoring task counts nothing twice
+    assert run.progress_done == 6  # a redelivered scoring task counts nothing twice

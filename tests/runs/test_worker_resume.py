@@ -79,7 +79,7 @@ def test_killed_worker_then_resume_loses_and_duplicates_nothing(
     _wait(lambda: Run.objects.get(pk=run.pk).status == Run.Status.DONE, 180, "the resumed run to finish")
 
     run.refresh_from_db()
-    assert run.progress_done == run.progress_total == 6 * 2
+    assert run.progress_done == run.progress_total == 6 * 3  # per answer: itself, its ASS, one evaluator
     assert Generation.objects.filter(run=run).count() == 6
     assert Generation.objects.filter(run=run, status="done").count() == 6
     per_unit = Counter(

@@ -98,7 +98,8 @@ def test_browser_launch_watch_progress_and_see_the_plots(
     for thread in tasks_in_a_thread:
         thread.join(30)
     run.refresh_from_db()
-    assert run.status == Run.Status.DONE and run.progress_done == run.progress_total == 4 * 2 * 2 * 2
+    # 16 cells (4 questions x 2 temperatures x 2 conditions), each its answer, its ASS and one evaluator
+    assert run.status == Run.Status.DONE and run.progress_done == run.progress_total == 4 * 2 * 2 * 3
     assert seen[-1] == "100"
 
     # The page reloads itself once the run is done: the tables and both plots are there and drawn.

@@ -1,0 +1,101 @@
+"""ASS, the answer semantic similarity (paper C, 3.4), in batches; and AC, which needs ASS and a judge's FC.
+
+ASS is the cosine of the embeddings of an answer and its ground truth, clipped to [0, 1]. It is computed by the
+``similarity`` stage on the embeddings workers, many answers per batch (each distinct string encoded once), never
+in an answer's or a judge's task: the workers that call models load no encoder. AC = (1 - w) ASS + w FC is written
+by whichever comes second, the ASS or the evaluator's FC; both lock the generation's row first, so that one of them
+always sees the other and AC is written once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db import transaction
+
+from evalplatform.runs.models import Generation, Run
+from evalplatform.runs.services import run_count
+from evalplatform.runs.spec import RunSpec
+from scoring.cdke.metrics import answer_correctness, clip_unit
+from scoring.embeddings import Encoder
+from scoring.models import GenerationScore, ScoreStatus
+from scoring.selectors import generations_without_ass
+
+ASS_VERSION = "ass@1"
+AC_VERSION = "ac@1"
+# The similarity stage's registered name (scoring.cdke.stages).
+SIMILARITY_STAGE = "similarity"
+# Answers per ASS batch: one encoder call for up to 2 x this many strings.
+ASS_BATCH = 256
+Metric = GenerationScore.Metric
+
+
+def ass_batch(*, run: Run, encoder: Encoder, limit: int = ASS_BATCH) -> int:
+    """ASS of up to ``limit`` answered generations of the run that lack it, encoded in one batch and stored in one
+    transaction, with the AC they complete. Returns how many this call stored (and counted)."""
+    todo = list(generations_without_ass(run, encoder.name)[:limit])
+    if not todo:
+        return 0
+    texts = sorted({g.text for g in todo} | {g.question.ground_truth for g in todo})
+    vectors = dict(zip(texts, encoder.encode(texts), strict=True))
+    values = {g.pk: clip_unit(float(vectors[g.text] @ vectors[g.question.ground_truth])) for g in todo}
+    spec = RunSpec.from_dict(run.spec)
+    with transaction.atomic():
+        lock_generations(values)
+        have = set(
+            GenerationScore.objects.filter(
+                generation_id__in=list(values), metric=Metric.ASS, scorer=encoder.name
+            ).values_list("generation_id", flat=True)
+        )
+        new = [g for g in todo if g.pk not in have]
+        GenerationScore.objects.bulk_create(
+            [
+                GenerationScore(
+                    generation=g,
+                    scorer=encoder.name,
+                    metric=Metric.ASS,
+                    value=values[g.pk],
+                    metric_version=ASS_VERSION,
+                    ground_truth=g.question.ground_truth,
+                )
+                for g in new
+            ]
+        )
+        for generation in new:
+            for scorer in spec.evaluators:
+                fill_ac(generation_id=generation.pk, scorer=scorer, fc_weight=spec.fc_weight)
+        if new:
+            run_count(run_id=run.pk, stage=SIMILARITY_STAGE, done=len(new))
+    return len(new)
+
+
+def lock_generations(ids: Iterable[int]) -> None:
+    """Lock these generations' rows until the transaction ends (in primary-key order: no deadlock)."""
+    list(Generation.objects.select_for_update().filter(pk__in=list(ids)).order_by("pk").values_list("pk", flat=True))
+
+
+def fill_ac(*, generation_id: int, scorer: str, fc_weight: float) -> bool:
+    """Write the evaluator's AC of a generation once its FC is scored and its ASS computed (call it holding the
+    generation's lock). An FC that could not be scored gives its status to AC at once, without ASS."""
+    scores = GenerationScore.objects.filter(generation_id=generation_id)
+    if scores.filter(scorer=scorer, metric=Metric.AC).exists():
+        return False
+    fc = scores.filter(scorer=scorer, metric=Metric.FC).first()
+    if fc is None:
+        return False
+    details: dict[str, object] = {"fc_weight": fc_weight}
+    if fc.status != ScoreStatus.OK or fc.value is None:
+        ac = GenerationScore(status=fc.status, details=details | {"error": "FC could not be scored"})
+    else:
+        ass = scores.filter(metric=Metric.ASS).first()
+        if ass is None or ass.value is None:
+            return False  # the ASS batch writes it when it gets there
+        value = answer_correctness(ass.value, fc.value, fc_weight)
+        ac = GenerationScore(value=value, details=details | {"ass": ass.value, "fc": fc.value})
+    ac.generation_id = generation_id
+    ac.scorer = scorer
+    ac.evaluator_id = fc.evaluator_id
+    ac.metric = Metric.AC
+    ac.metric_version = AC_VERSION
+    ac.ground_truth = fc.ground_truth
+    ac.save(force_insert=True)
+    return True
