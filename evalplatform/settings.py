@@ -184,6 +184,15 @@ REST_FRAMEWORK = {
 
 # The cache backs throttling; one shared cache (Redis) is needed when several web processes serve.
 CACHE_URL = env_str("CACHE_URL", "")
+# The Redis that holds each endpoint's concurrency and rate limits for every worker together: LIMITS_REDIS_URL, or
+# the cache's or the broker's Redis; none (SQLite broker, no cache): each process limits itself.
+LIMITS_REDIS_URL = env_str(
+    "LIMITS_REDIS_URL",
+    next(
+        (url for url in (CACHE_URL, env_str("CELERY_BROKER_URL", "")) if url.startswith(("redis://", "rediss://"))),
+        "",
+    ),
+)
 CACHES = {
     "default": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from evalplatform.llm.cache import ResponseCache, cache_key
 from evalplatform.llm.pricing import Budget, cost_usd, rough_token_count
 from evalplatform.llm.providers.base import Provider
-from evalplatform.llm.ratelimit import EndpointLimiter
+from evalplatform.llm.ratelimit import Limiter
 from evalplatform.llm.retry import RetryPolicy, call_with_retry
 from evalplatform.llm.types import LLMRequest, LLMResponse
 
@@ -38,7 +38,7 @@ class LLMClient:
         *,
         endpoint_name: str,
         cache: ResponseCache | None = None,
-        limiter: EndpointLimiter | None = None,
+        limiter: Limiter | None = None,
         retry_policy: RetryPolicy = DEFAULT_RETRY,
         price_in: float = 0.0,
         price_out: float = 0.0,

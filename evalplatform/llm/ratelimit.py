@@ -1,7 +1,7 @@
 """Per-endpoint concurrency limit and token-bucket rate limit, thread-safe, keyed by endpoint name.
 
-These bound one process. Several Celery worker processes each hold their own limiter, so set the
-per-endpoint figures per worker (or divide the provider's quota by the number of workers).
+These bound one process. The runs app shares one limit per endpoint between every worker process on every
+machine when a Redis is configured (``evalplatform.runs.limits``); without one, each process holds its own.
 """
 
 from __future__ import annotations
@@ -9,7 +9,14 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from typing import Protocol
+
+
+class Limiter(Protocol):
+    """What the client needs of a limiter: a slot to hold while one call is in flight."""
+
+    def slot(self) -> AbstractContextManager[None]: ...
 
 
 class TokenBucket:

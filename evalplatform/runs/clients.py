@@ -13,10 +13,13 @@ from evalplatform.llm.prompts.base import Constrain
 from evalplatform.llm.providers.base import Provider
 from evalplatform.llm.providers.bedrock import BedrockProvider
 from evalplatform.llm.providers.openai_provider import OpenAIProvider
-from evalplatform.llm.ratelimit import limiter_for
 from evalplatform.llm.retry import RetryPolicy
 from evalplatform.llm.types import LLMResponse, Mode
+from evalplatform.runs.limits import shared_limiter
 from evalplatform.runs.models import CachedResponse, ModelEndpoint
+
+# Seconds added to a concurrency slot's lease beyond its call's longest time.
+LEASE_MARGIN_S = 30.0
 
 
 class DatabaseResponseCache:
@@ -102,10 +105,12 @@ def client_for(
         backend,
         endpoint_name=endpoint.name,
         cache=DatabaseResponseCache(provider=backend.name, model_id=endpoint.model_id) if use_cache else None,
-        limiter=limiter_for(
+        limiter=shared_limiter(
             endpoint.name,
             concurrency=endpoint.max_concurrency or None,
             rate_per_s=endpoint.rate_limit_per_s or None,
+            # A slot whose worker died frees itself after the longest a call may take, with its retries.
+            lease_s=endpoint.timeout_s * max(1, endpoint.max_attempts) + LEASE_MARGIN_S,
         ),
         retry_policy=RetryPolicy(max_attempts=max(1, endpoint.max_attempts)),
         price_in=float(endpoint.price_input_per_mtok),
