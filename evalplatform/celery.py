@@ -17,3 +17,32 @@ app.autodiscover_tasks()
 def _one_torch_thread_per_process(**kwargs: Any) -> None:
     """Worker processes run side by side: each encodes with one torch thread unless told otherwise."""
     os.environ.setdefault("EVALPLATFORM_TORCH_THREADS", "1")
+
+
+# -- measuring (benchmarks/bench_run_throughput.py): a worker counts its SQL queries when asked to ----------------
+
+_QUERY_LOG = os.environ.get("EVALPLATFORM_QUERY_LOG")
+if _QUERY_LOG:
+    import threading
+
+    from celery.signals import task_postrun, task_prerun
+
+    _queries = {"n": 0}
+    _queries_lock = threading.Lock()
+
+    def _count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        with _queries_lock:
+            _queries["n"] += 1
+        return execute(sql, params, many, context)
+
+    @task_prerun.connect
+    def _count_queries_of_this_thread(**kwargs: Any) -> None:
+        from django.db import connection  # this thread's connection
+
+        if _count not in connection.execute_wrappers:
+            connection.execute_wrappers.append(_count)
+
+    @task_postrun.connect
+    def _write_query_count(**kwargs: Any) -> None:
+        with _queries_lock, open(f"{_QUERY_LOG}.{os.getpid()}", "w") as out:
+            out.write(str(_queries["n"]))

@@ -86,6 +86,8 @@ class JudgeServer:
         self.faults: dict[str, deque[Any]] = {}
         self.requests: list[tuple[str, str]] = []
         self.hold_kind: str | None = None
+        self.in_flight = 0
+        self.peak_in_flight = 0  # the most requests it was answering at once
         self.held = threading.Event()
         self.release = threading.Event()
         server = self
@@ -105,6 +107,8 @@ class JudgeServer:
                 kind = prompt_kind(prompt)
                 with server.lock:
                     server.requests.append((kind, prompt))
+                    server.in_flight += 1
+                    server.peak_in_flight = max(server.peak_in_flight, server.in_flight)
                     queue = server.faults.get(kind)
                     fault = queue.popleft() if queue else None
                     hold = server.hold_kind == kind and not server.held.is_set()
@@ -112,6 +116,8 @@ class JudgeServer:
                     server.held.set()
                     server.release.wait(60)
                 time.sleep(server.latency_s)
+                with server.lock:
+                    server.in_flight -= 1
                 if fault == "timeout":
                     time.sleep(3)
                 if isinstance(fault, int):

@@ -1,0 +1,240 @@
+"""A whole CDK-E run at the speed of the providers? Launches a run of N cells against a fake OpenAI-compatible
+server answering after a fixed latency L (tests/runs/judge_server.py: counts requests and the most in flight at
+once), on the configured PostgreSQL and broker, with W real Celery workers for the model calls (thread pool) and
+one for the rest (ASS batches, the feeder), queues by kind of work. One endpoint plays the candidate and the judge,
+with a concurrency limit C shared by every worker through Redis, so the bound on calls per second is C / L.
+
+    DATABASE_URL=postgres://... CELERY_BROKER_URL=redis://... \\
+    .venv/bin/python benchmarks/bench_run_throughput.py --cells 200 --latency 0.05 --workers 1 [--json OUT]
+
+Prints one line per figure with its target (issue 15):
+- ratio_to_bound: LLM calls per second over the whole run, answers and judging together, / (C / L)   (>= 0.8)
+- cpu_ms_per_call: CPU time of the worker processes / LLM calls                                      (<= 10)
+- queries_per_cell: SQL queries of the workers / cells                                              (constant)
+- rows_read_per_cell: rows PostgreSQL returned or fetched in the run's database / cells            (flat in N)
+- worker_rss_mb: the largest model-calling worker's resident memory                                (<= 1024)
+- page_seconds / results_api_seconds: the run page and GET /api/runs/<id>/results/ at that size (within 3x)
+It runs in a throwaway database (test_<name>), created and dropped."""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalplatform.settings")
+# As in production: DEBUG off (Django's debug cursor keeps every query in memory and costs CPU per query).
+os.environ["DEBUG"] = "0"
+os.environ.setdefault("SECRET_KEY", os.urandom(32).hex())
+os.environ["EVALPLATFORM_QUEUES_BY_KIND"] = "1"
+os.environ["CELERY_TASK_ALWAYS_EAGER"] = "0"
+os.environ["ALLOWED_HOSTS"] = "localhost,127.0.0.1,testserver"  # the page timings use the test client
+
+import django
+
+django.setup()
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import connection
+from django.test import Client
+
+from evalplatform.celery import app
+from evalplatform.corpus.payload import ContextData, DatasetPayload, QuestionData
+from evalplatform.corpus.services import dataset_import
+from evalplatform.runs.launch import run_launch
+from evalplatform.runs.models import ModelEndpoint, Run
+from tests.runs.judge_server import JudgeServer
+
+TARGETS = {
+    "ratio_to_bound": ">= 0.8",
+    "cpu_ms_per_call": "<= 10",
+    "queries_per_cell": "constant in N",
+    "rows_read_per_cell": "flat in N",
+    "worker_rss_mb": "<= 1024",
+    "page_seconds": "within 3x from 100 to 10,000 cells",
+    "results_api_seconds": "within 3x from 100 to 10,000 cells",
+}
+CONTEXT = (
+    "In 1931 the engineer Marta Kowal finished the Larkfield bridge over the river Dunmore, the longest arch of its "
+    "time in the county. The town council had voted for it in 1927 after the old ferry sank. Its opening drew "
+    "twelve thousand people, and the mayor, Piotr Zalewski, cut the ribbon with a pair of silver scissors. "
+) * 2
+
+
+def proc_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process and of its children it has waited for."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = sum(int(fields[i]) for i in (11, 12, 13, 14))
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def tree(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout.split()
+    return [pid] + [p for child in out for p in tree(int(child))]
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def db_rows_read() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute("SELECT tup_returned + tup_fetched FROM pg_stat_database WHERE datname = current_database()")
+        return int(cursor.fetchone()[0])
+
+
+def start_worker(queues: str, pool: str, concurrency: int, query_log: str) -> subprocess.Popen[bytes]:
+    from tests.workers import test_database_url
+
+    env = os.environ | {"DATABASE_URL": test_database_url(), "EVALPLATFORM_QUERY_LOG": query_log}
+    args = [sys.executable, "-m", "celery", "-A", "evalplatform", "worker", f"--pool={pool}"]
+    args += [f"--concurrency={concurrency}", "-Q", queues, "--loglevel=WARNING", "--without-gossip"]
+    args += [
+        "--without-mingle",
+        "--without-heartbeat",
+        "-n",
+        f"bench-{queues.split(',')[0]}-%h-{len(glob.glob(query_log + '*'))}-{time.time_ns()}",
+    ]
+    return subprocess.Popen(args, cwd=REPO, env=env, stdout=subprocess.DEVNULL)
+
+
+def make_dataset(cells: int) -> str:
+    per_context = 20
+    contexts = []
+    for c in range((cells + per_context - 1) // per_context):
+        questions = [
+            QuestionData(
+                key=f"c{c}-q{q}",
+                text=f"Who finished the Larkfield bridge, question {q} of context {c}?",
+                ground_truth="Marta Kowal finished it in 1931.",
+            )
+            for q in range(min(per_context, cells - c * per_context))
+        ]
+        contexts.append(ContextData(key=f"c{c}", topic=f"Context {c}", text=CONTEXT, questions=questions))
+    dataset_import(payload=DatasetPayload(kind="dkd", contexts=contexts), name="bench", import_format="dkd")
+    return "bench"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cells", type=int, default=200)
+    parser.add_argument("--latency", type=float, default=0.05, help="Seconds the fake provider takes per call.")
+    parser.add_argument("--workers", type=int, default=1, help="Model-calling worker processes.")
+    parser.add_argument("--slots", type=int, default=16, help="Threads per model-calling worker.")
+    parser.add_argument("--concurrency", type=int, default=16, help="The endpoint's concurrency limit C.")
+    parser.add_argument("--timeout", type=float, default=3600)
+    parser.add_argument("--json", type=Path)
+    options = parser.parse_args()
+    if connection.vendor != "postgresql" or not settings.CELERY_BROKER_URL.startswith(("redis", "amqp")):
+        raise SystemExit("needs DATABASE_URL on PostgreSQL and CELERY_BROKER_URL on Redis or RabbitMQ")
+    name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
+    log_dir = tempfile.mkdtemp(prefix="bench-queries-")
+    workers: list[subprocess.Popen[bytes]] = []
+    try:
+        with JudgeServer(latency_s=options.latency) as server:
+            ModelEndpoint.objects.create(
+                name="bench",
+                provider="openai_compatible",
+                model_id="judge",
+                base_url=server.base_url,
+                mode="completion",
+                max_concurrency=options.concurrency,
+                timeout_s=60,
+                max_attempts=3,
+            )
+            dataset = make_dataset(options.cells)
+            for i in range(options.workers):
+                workers.append(start_worker("llm", "threads", options.slots, f"{log_dir}/llm{i}"))
+            workers.append(
+                start_worker(
+                    f"embeddings,graphs,{settings.CELERY_TASK_DEFAULT_QUEUE}", "prefork", 1, f"{log_dir}/other"
+                )
+            )
+            deadline = time.monotonic() + 120
+            while len(app.control.ping(timeout=1.0) or []) < len(workers):
+                if time.monotonic() > deadline:
+                    raise SystemExit("the workers did not start")
+            cpu_before = sum(proc_cpu_s(p) for w in workers for p in tree(w.pid))
+            rows_before = db_rows_read()
+            from evalplatform.corpus.models import Dataset
+
+            started = time.perf_counter()
+            run = run_launch(
+                dataset=Dataset.objects.get(name=dataset),
+                spec={"models": ["bench"], "evaluators": ["bench"], "conditions": ["divergent"], "temperatures": [0.2]},
+            )
+            peak_rss = 0.0
+            while True:
+                run.refresh_from_db()
+                peak_rss = max([peak_rss] + [rss_mb(p) for w in workers[:-1] for p in tree(w.pid)])
+                if (
+                    run.status not in (Run.Status.QUEUED, Run.Status.RUNNING)
+                    or time.perf_counter() - started > options.timeout
+                ):
+                    break
+                time.sleep(0.5)
+            elapsed = time.perf_counter() - started
+            time.sleep(1.0)  # the statistics collector flushes about every half second
+            calls = len(server.requests)
+            cpu = sum(proc_cpu_s(p) for w in workers for p in tree(w.pid)) - cpu_before
+            rows = db_rows_read() - rows_before
+            queries = sum(int(Path(f).read_text() or 0) for f in glob.glob(f"{log_dir}/*"))
+            peak = server.peak_in_flight
+        admin = User.objects.create_superuser("bench-admin")
+        client = Client()
+        client.force_login(admin)
+        timings = {}
+        for label, url in (
+            ("page_seconds", f"/runs/{run.pk}/"),
+            ("results_api_seconds", f"/api/runs/{run.pk}/results/"),
+        ):
+            t0 = time.perf_counter()
+            assert client.get(url).status_code == 200, url
+            timings[label] = time.perf_counter() - t0
+        bound = options.concurrency / options.latency
+        figures = {
+            "cells": options.cells,
+            "latency_s": options.latency,
+            "workers": options.workers,
+            "status": run.status,
+            "seconds": round(elapsed, 2),
+            "llm_calls": calls,
+            "calls_per_s": round(calls / elapsed, 2),
+            "bound_calls_per_s": bound,
+            "peak_in_flight": peak,
+            "ratio_to_bound": round(calls / elapsed / bound, 3),
+            "cpu_ms_per_call": round(1000 * cpu / max(1, calls), 2),
+            "queries_per_cell": round(queries / options.cells, 1),
+            "rows_read_per_cell": round(rows / options.cells, 1),
+            "worker_rss_mb": round(peak_rss, 1),
+        } | {k: round(v, 3) for k, v in timings.items()}
+        for key, value in figures.items():
+            print(f"{key:>20}: {value}" + (f"   (target {TARGETS[key]})" if key in TARGETS else ""))
+        if options.json:
+            options.json.write_text(json.dumps(figures, indent=2))
+    finally:
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            try:
+                worker.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+        connection.creation.destroy_test_db(name, verbosity=0)
+
+
+if __name__ == "__main__":
+    main()
