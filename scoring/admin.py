@@ -12,6 +12,7 @@ from scoring.models import (
     GraphScore,
     KnowledgeGraph,
     PairScore,
+    RunSnapshot,
     StatementSet,
     TauDiagnosis,
     Triplet,
@@ -24,6 +25,14 @@ class GenerationScoreAdmin(admin.ModelAdmin):
     list_filter = ["metric", "status", "scorer"]
     search_fields = ["scorer", "raw_output", "generation__question__key"]
     raw_id_fields = ["generation", "evaluator"]
+
+
+@admin.register(RunSnapshot)
+class RunSnapshotAdmin(admin.ModelAdmin):
+    list_display = ["run", "key", "progress_done", "status", "version", "computed_at"]
+    list_filter = ["status", "version"]
+    search_fields = ["key", "run__pk"]
+    raw_id_fields = ["run"]
 
 
 @admin.register(ErrorTypeJudgement)

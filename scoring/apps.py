@@ -14,3 +14,4 @@ class ScoringConfig(AppConfig):
 
         for stage in (*CDKE_STAGES, GRAPH):
             stage_register(stage)
+        from scoring import receivers  # noqa: F401  (the signals of the runs app: README, Layout)

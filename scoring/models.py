@@ -280,3 +280,22 @@ class PairScore(models.Model):
 
     def __str__(self) -> str:
         return f"{self.method}={self.value:.3f}"
+
+
+class RunSnapshot(models.Model):
+    """A results function's output for a run, kept while the run's progress and status are those it was computed
+    at (``scoring.snapshots``): reading a large run's results then costs one query."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="snapshots")
+    key = models.CharField(max_length=200, help_text="The results function and its arguments.")
+    version = models.PositiveIntegerField(help_text="The snapshots' code version it was computed by.")
+    progress_done = models.PositiveIntegerField(help_text="The run's finished units when it was computed.")
+    status = models.CharField(max_length=12, help_text="The run's status when it was computed.")
+    payload = models.JSONField(help_text="The output, as JSON.")
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "key"], name="snapshot_once_per_run_and_key")]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} {self.key} at {self.progress_done}"

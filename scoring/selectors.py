@@ -14,6 +14,7 @@ from evalplatform.roles import AnyUser
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
 from evalplatform.runs.selectors import runs_visible_to
 from scoring.models import BenchmarkResult, GenerationScore, GraphScore, KnowledgeGraph, ScoreStatus, TauDiagnosis
+from scoring.snapshots import run_snapshot
 
 # -- the work left in a run ------------------------------------------------------------------------------
 
@@ -85,6 +86,7 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+@run_snapshot
 def graph_score_rows(run: Run) -> list[GraphRow]:
     groups: dict[tuple[str, float, str, float, str], dict[str, list[float]]] = defaultdict(
         lambda: {"goldsim": [], "ctxsim": [], "cus": [], "skipped": []}

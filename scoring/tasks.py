@@ -20,10 +20,18 @@ from scoring.embeddings import get_encoder
 from scoring.kg_spec import KGSpec
 from scoring.services.graph_scores import GRAPH_STAGE, graph_scores_compute, graph_scores_mark_failed
 from scoring.services.kg_runs import run_tau
+from scoring.snapshots import warm
 
 log = logging.getLogger(__name__)
 
 __all__ = ["generation_answer_task", "generation_graph_task", "generation_score_task"]
+
+
+@shared_task(name="scoring.warm_results", acks_late=True)
+def warm_results_task(run_id: int) -> int:
+    """Compute and keep a finished run's results (Table 2, correlations, error classes, graph scores)."""
+    run = Run.objects.filter(pk=run_id).first()
+    return 0 if run is None else warm(run)
 
 
 @shared_task(

@@ -22,6 +22,7 @@ from evalplatform.llm.pricing import Budget, CostEstimate
 from evalplatform.roles import AnyUser
 from evalplatform.runs import selectors
 from evalplatform.runs.models import Generation, Run, StageProgress
+from evalplatform.runs.signals import run_finished
 from evalplatform.runs.spec import RunSpec, SpecError
 from evalplatform.runs.stages import stages_for
 
@@ -185,12 +186,16 @@ def run_count_failed_cell(*, run_id: int) -> None:
 
 
 def run_finish_if_complete(*, run_id: int) -> bool:
-    """running → done once every unit is finished (one conditional update: whoever counts the last unit)."""
-    return bool(
+    """running → done once every unit is finished (one conditional update: whoever counts the last unit), and
+    ``run_finished`` sent when that commits."""
+    finished = bool(
         Run.objects.filter(pk=run_id, status=Run.Status.RUNNING, progress_done__gte=F("progress_total")).update(
             status=Run.Status.DONE, finished_at=timezone.now()
         )
     )
+    if finished:
+        transaction.on_commit(lambda: run_finished.send(sender=Run, run_id=run_id))
+    return finished
 
 
 @transaction.atomic

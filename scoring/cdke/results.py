@@ -12,6 +12,7 @@ from evalplatform.runs.models import Generation, Run
 from scoring.cdke.metrics import JudgeComposite
 from scoring.error_classes import ERROR_CLASSES, classify_answer, fact_markers
 from scoring.models import ErrorTypeJudgement, GenerationScore, ScoreStatus
+from scoring.snapshots import run_snapshot
 from scoring.stats import bootstrap_ci, pearson, spearman
 
 TABLE_METRICS = ("lav", "acc", "cm", "ass", "ac", "fc")
@@ -93,6 +94,7 @@ def _generations(run: Run) -> list[dict[str, Any]]:
     return [dict(r) for r in rows]
 
 
+@run_snapshot
 def result_rows(run: Run) -> list[ResultRow]:
     evaluators = list(run.spec.get("evaluators", []))
     generations = _generations(run)
@@ -152,6 +154,7 @@ class Correlation:
     points: list[tuple[float, float]]  # (ASS, 0.5 LAV + 0.25 Acc + 0.25 Cm) per context
 
 
+@run_snapshot
 def context_correlations(run: Run, condition: str = "divergent") -> list[Correlation]:
     """Paper C's per-context analysis: for each model and evaluator, each context's mean ASS against its
     mean 0.5 LAV + 0.25 Acc + 0.25 Cm, with Pearson and Spearman r."""
@@ -175,6 +178,7 @@ def context_correlations(run: Run, condition: str = "divergent") -> list[Correla
     return [_per_context(model, evaluator, contexts) for (model, evaluator), contexts in sorted(groups.items())]
 
 
+@run_snapshot
 def context_lav_accuracy(run: Run, condition: str = "divergent") -> list[Correlation]:
     """Paper C's Fig. 5: for each model and evaluator, each context's mean Acc (x) against its share of answers
     judged valid (y), with Pearson and Spearman r over the contexts. Only answers with both an Acc and a LAV."""
@@ -212,6 +216,7 @@ class ErrorTypeRow:
     n_unparseable: int
 
 
+@run_snapshot
 def error_type_rows(run: Run) -> list[ErrorTypeRow]:
     labels = [label for label, _ in ErrorTypeJudgement.Label.choices]
     groups: dict[CellKey, ErrorTypeRow] = {}
@@ -240,6 +245,7 @@ class ErrorClassRow:
     neither: float
 
 
+@run_snapshot
 def error_class_rows(run: Run) -> list[ErrorClassRow]:
     """Share of answers that follow the context, revert to the original fact, or neither, per model,
     temperature and condition (scoring.error_classes states the rule)."""
