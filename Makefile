@@ -43,7 +43,9 @@ demo: install migrate
 	$(DEV_ENV) $(PY) manage.py run_cdke $(DEMO_RUN)
 	@echo
 	@echo "A 270M local model checks the plumbing: its answers and, above all, its verdicts as a judge are"
-	@echo "no measurement of record. Point --models/--evaluators at real endpoints for real numbers."
+	@echo "no measurement of record. Point --models/--evaluators at real endpoints for real numbers. Where AC"
+	@echo "shows '-', the small judge's statement verdict listed statements nobody extracted (often the prompt's"
+	@echo "own example): such a verdict is refused and counted as unparseable, never scored (docs/cdke.md)."
 	@echo
 	@echo "See it in the browser: make serve, then open http://127.0.0.1:8000/runs/ (log in as one of the"
 	@echo "demo users printed above); the results are also in var/demo-results.json."

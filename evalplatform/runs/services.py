@@ -153,7 +153,8 @@ def run_plan_progress(*, run: Run, spec: RunSpec, n_cells: int) -> None:
     for row in rows:
         row.total = row.per_cell * n_cells
     StageProgress.objects.bulk_create(rows, ignore_conflicts=True)
-    Run.objects.filter(pk=run.pk).update(progress_total=sum(row.total for row in rows))
+    run.progress_total = sum(row.total for row in rows)
+    Run.objects.filter(pk=run.pk).update(progress_total=run.progress_total)
 
 
 def run_count(*, run_id: int, stage: str, done: int = 1, failed: int = 0) -> None:
