@@ -1,7 +1,8 @@
 """Agreement statistics and alignment scores, in plain Python (no Django).
 
 - ``cohen_kappa`` for two raters on nominal labels, ``weighted_kappa`` for the ordinal 5-level scale of
-  CDK-E's Acc and Cm (0, 0.25, 0.5, 0.75, 1), ``fleiss_kappa`` for any number of raters;
+  CDK-E's Acc and Cm (0, 0.25, 0.5, 0.75, 1): those of ``scoring.reliability``, which the judges' calibration
+  uses too; ``fleiss_kappa`` for any number of raters;
 - ``pairwise_f1`` / ``mean_pairwise_f1`` over sets of aligned triplet pairs (S3KG/TAU reports 0.97-0.99
   for its three annotators);
 - ``alignment_prf``: micro and macro precision, recall and F1 of predicted alignments against consensus
@@ -19,65 +20,14 @@ import re
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence, Set
 from dataclasses import dataclass
-from typing import Literal
+
+# Re-exported: the reports and the calibration import them from here.
+from scoring.reliability import QUARTER_SCALE as QUARTER_SCALE
+from scoring.reliability import cohen_kappa as cohen_kappa
+from scoring.reliability import weighted_kappa as weighted_kappa
 
 Pair = tuple[int, int]
 TripletT = Sequence[str]
-
-# The 5-level scale of CDK-E's accuracy and completeness judges (Context Is King §3.4).
-QUARTER_SCALE: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
-
-
-def cohen_kappa(labels_a: Sequence[Hashable], labels_b: Sequence[Hashable]) -> float:
-    """Cohen's kappa of two raters: ``(p_o - p_e) / (1 - p_e)``.
-
-    When chance agreement is 1 (both raters used one and the same label throughout) kappa is undefined:
-    NaN is returned. Raises ``ValueError`` on empty or unequal-length inputs."""
-    _check_paired(labels_a, labels_b)
-    n = len(labels_a)
-    observed = sum(1 for a, b in zip(labels_a, labels_b, strict=True) if a == b) / n
-    count_a, count_b = Counter(labels_a), Counter(labels_b)
-    expected = sum(count_a[c] * count_b[c] for c in count_a) / (n * n)
-    if math.isclose(expected, 1.0):
-        return math.nan
-    return (observed - expected) / (1.0 - expected)
-
-
-def weighted_kappa(
-    labels_a: Sequence[float],
-    labels_b: Sequence[float],
-    categories: Sequence[float] = QUARTER_SCALE,
-    weights: Literal["linear", "quadratic"] = "linear",
-) -> float:
-    """Weighted kappa on an ordinal scale: ``1 - sum(w O) / sum(w E)`` with disagreement weights
-    ``|i - j| / (k - 1)`` (linear) or its square (quadratic), ``O`` the observed and ``E`` the expected
-    (product of marginals) proportions. NaN when the expected disagreement is 0."""
-    _check_paired(labels_a, labels_b)
-    index = {c: i for i, c in enumerate(categories)}
-    k = len(categories)
-    if k < 2:
-        raise ValueError("weighted kappa needs at least two categories")
-    unknown = {x for x in [*labels_a, *labels_b] if x not in index}
-    if unknown:
-        raise ValueError(f"labels outside the scale {tuple(categories)}: {sorted(unknown)}")
-    n = len(labels_a)
-    observed = [[0.0] * k for _ in range(k)]
-    for a, b in zip(labels_a, labels_b, strict=True):
-        observed[index[a]][index[b]] += 1.0 / n
-    row = [sum(observed[i]) for i in range(k)]
-    col = [sum(observed[i][j] for i in range(k)) for j in range(k)]
-    if weights not in ("linear", "quadratic"):
-        raise ValueError("weights must be 'linear' or 'quadratic'")
-    power = 1 if weights == "linear" else 2
-    num = den = 0.0
-    for i in range(k):
-        for j in range(k):
-            w = (abs(i - j) / (k - 1)) ** power
-            num += w * observed[i][j]
-            den += w * row[i] * col[j]
-    if math.isclose(den, 0.0):
-        return math.nan
-    return 1.0 - num / den
 
 
 def fleiss_kappa(table: Sequence[Sequence[int]]) -> float:

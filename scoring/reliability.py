@@ -83,8 +83,7 @@ def weighted_kappa(
     """Weighted kappa on an ordered scale (Cohen 1968): ``1 - sum_ij w_ij O_ij / sum_ij w_ij E_ij``, ``O`` the
     observed and ``E`` the expected (product of the marginals) shares, disagreement weights
     ``w_ij = |i - j| / (k - 1)`` (linear) or its square (quadratic) over the category indices. NaN when the
-    expected disagreement is 0. The same definition as ``annotation.agreement.weighted_kappa`` (scoring may not
-    import annotation, which sits above it)."""
+    expected disagreement is 0."""
     _check_paired(labels_a, labels_b)
     if weights not in ("linear", "quadratic"):
         raise ValueError("weights must be 'linear' or 'quadratic'")

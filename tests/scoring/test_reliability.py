@@ -6,7 +6,6 @@ import math
 
 import pytest
 
-from annotation import agreement as annotation_agreement
 from scoring.reliability import (
     QUARTER_SCALE,
     alpha_estimate,
@@ -43,17 +42,6 @@ def test_weighted_kappa_by_hand() -> None:
     assert weighted_kappa(a, b, (0, 0.5, 1)) == pytest.approx(3 / 7)
     # Quadratic weights 0, 1/4, 1: sum w O = 2 * 0.25/4 = 0.125; sum w E = 2 * (0.25/16 + 1/8 + 0.25/8) = 11/32.
     assert weighted_kappa(a, b, (0, 0.5, 1), "quadratic") == pytest.approx(1 - 0.125 / (11 / 32))
-
-
-def test_kappas_agree_with_the_annotation_module() -> None:
-    # scoring may not import annotation (annotation sits above scoring); the two copies must not drift apart.
-    a = [0.0, 0.25, 0.5, 1.0, 0.75, 0.75, 0.5, 0.0]
-    b = [0.25, 0.25, 0.75, 1.0, 0.5, 1.0, 0.5, 0.0]
-    for weights in ("linear", "quadratic"):
-        assert weighted_kappa(a, b, QUARTER_SCALE, weights) == pytest.approx(
-            annotation_agreement.weighted_kappa(a, b, QUARTER_SCALE, weights)
-        )
-    assert cohen_kappa(a, b) == pytest.approx(annotation_agreement.cohen_kappa(a, b))
 
 
 def test_confusion_matrix() -> None:
