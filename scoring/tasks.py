@@ -7,14 +7,13 @@ redelivered task finds the GraphScores written and does nothing. CDK-E's tasks a
 import logging
 
 from celery import Task, shared_task
-from celery.exceptions import Retry
 
 from evalplatform.llm.errors import ProviderError, TransientProviderError
 from evalplatform.runs import selectors as run_selectors
 from evalplatform.runs import services as run_services
 from evalplatform.runs.models import Generation, Run
 from evalplatform.runs.spec import SpecError
-from evalplatform.runs.tasks import MAX_RETRIES, retry_countdown
+from evalplatform.runs.tasks import MAX_RETRIES, guarded, retry_countdown
 from scoring.cdke.tasks import generation_answer_task, generation_score_task
 from scoring.embeddings import get_encoder
 from scoring.kg_spec import KGSpec
@@ -47,19 +46,20 @@ def generation_graph_task(self: Task, generation_id: int) -> None:
     """Answer, gold and context graphs of one answered generation, GoldSim / CtxSim / CUS per variant of
     ``run.spec["kg"]``, then TAU once the run's last graph is in. An unexpected error fails the generation's
     graph scores with its cause."""
-    try:
-        _graphs(self, generation_id)
-    except Retry:
-        raise
-    except Exception as exc:
-        log.exception("the graphs of generation %s failed unexpectedly", generation_id)
-        generation = Generation.objects.select_related("run").filter(pk=generation_id).first()
-        if generation is None or not generation.run.spec.get("kg"):
-            return
-        kg = KGSpec.from_dict(generation.run.spec["kg"])
-        reason = f"unexpected error: {type(exc).__name__}: {exc}"
-        graph_scores_mark_failed(generation=generation, kg=kg, reason=reason, encoder_name=get_encoder(kg.encoder).name)
-        run_services.run_finish_if_complete(run_id=generation.run_id)
+    guarded(
+        lambda: _graphs(self, generation_id),
+        lambda error: _graphs_failed(generation_id, error),
+        f"the graphs of generation {generation_id}",
+    )
+
+
+def _graphs_failed(generation_id: int, error: str) -> None:
+    generation = Generation.objects.select_related("run").filter(pk=generation_id).first()
+    if generation is None or not generation.run.spec.get("kg"):
+        return
+    kg = KGSpec.from_dict(generation.run.spec["kg"])
+    graph_scores_mark_failed(generation=generation, kg=kg, reason=error, encoder_name=get_encoder(kg.encoder).name)
+    run_services.run_finish_if_complete(run_id=generation.run_id)
 
 
 def _graphs(self: Task, generation_id: int) -> None:

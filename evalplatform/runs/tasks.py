@@ -2,9 +2,12 @@
 judging, graphs) belong to the methods that register them. Tasks are thin, take ids and are idempotent;
 ``acks_late`` with ``reject_on_worker_lost`` redelivers the task of a killed worker."""
 
+import logging
 import random
+from collections.abc import Callable
 
 from celery import shared_task
+from celery.exceptions import Retry
 
 from evalplatform.runs import services
 from evalplatform.runs.models import Run, StageProgress
@@ -12,10 +15,24 @@ from evalplatform.runs.spec import RunSpec
 from evalplatform.runs.stages import stages_for
 from evalplatform.runs.watchdog import run_watch, runs_watch
 
+log = logging.getLogger(__name__)
 # A stage's task whose calls still fail after the client's own retries is rescheduled on a worker up to
 # MAX_RETRIES times, with exponential backoff (capped at BACKOFF_CAP_S) and jitter, then marked failed.
 MAX_RETRIES = 4
 BACKOFF_CAP_S = 120
+
+
+def guarded(body: Callable[[], object], on_unexpected: Callable[[str], object], what: str) -> None:
+    """Run a task's body; a Celery retry passes through, and any other exception is logged and handed, as
+    ``unexpected error: <type>: <message>``, to ``on_unexpected``, which fails the work it was doing with that
+    cause: no cell or score is left pending for ever by an error nobody foresaw."""
+    try:
+        body()
+    except Retry:
+        raise
+    except Exception as exc:
+        log.exception("%s failed unexpectedly", what)
+        on_unexpected(f"unexpected error: {type(exc).__name__}: {exc}")
 
 
 def retry_countdown(retries: int) -> float:

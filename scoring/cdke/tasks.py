@@ -6,7 +6,6 @@ task of a killed worker."""
 import logging
 
 from celery import Task, shared_task
-from celery.exceptions import Retry
 from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
@@ -18,7 +17,7 @@ from evalplatform.runs.clients import client_for
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
 from evalplatform.runs.spec import RunSpec
 from evalplatform.runs.stages import stages_for
-from evalplatform.runs.tasks import MAX_RETRIES, retry_countdown
+from evalplatform.runs.tasks import MAX_RETRIES, guarded, retry_countdown
 from scoring.cdke.answer import generation_answer
 from scoring.cdke.judge import JUDGE_METRICS, JudgeContext, MetricResult, generation_score, scores_store
 from scoring.cdke.judge_prompts import JUDGE_PROMPT_SETS
@@ -69,19 +68,15 @@ def answers_to_send(run_id: int) -> list[int]:
 def generation_answer_task(self: Task, generation_id: int) -> None:
     """Answer one cell, then hand the answer to every later stage of the run (ASS, judges, graphs). An unexpected
     error fails the cell with its cause (it is never left pending for ever)."""
-    try:
-        _answer(self, generation_id)
-    except Retry:
-        raise
-    except Exception as exc:
-        log.exception("answering generation %s failed unexpectedly", generation_id)
-        run_services.generation_mark_failed(
-            generation_id=generation_id, error=f"unexpected error: {type(exc).__name__}: {exc}"
-        )
-        _finish(generation_id)
+    guarded(
+        lambda: _answer(self, generation_id),
+        lambda error: _answer_failed(generation_id, error),
+        f"answering generation {generation_id}",
+    )
 
 
-def _finish(generation_id: int) -> None:
+def _answer_failed(generation_id: int, error: str) -> None:
+    run_services.generation_mark_failed(generation_id=generation_id, error=error)
     run_id = Generation.objects.filter(pk=generation_id).values_list("run_id", flat=True).first()
     if run_id is not None:
         run_services.run_finish_if_complete(run_id=run_id)
@@ -144,32 +139,29 @@ def generation_score_task(self: Task, generation_id: int, evaluator_id: int) -> 
     own. A transient provider error is retried like an answer's (backoff and jitter), asking only for what is
     still missing; on the last attempt the metric that keeps failing is stored as failed, the others scored. An
     unexpected error fails what is missing of the unit, with its cause."""
-    try:
-        _score(self, generation_id, evaluator_id)
-    except Retry:
-        raise
-    except Exception as exc:
-        log.exception("scoring generation %s by endpoint %s failed unexpectedly", generation_id, evaluator_id)
-        generation = Generation.objects.select_related("run", "question").get(pk=generation_id)
-        evaluator = ModelEndpoint.objects.get(pk=evaluator_id)
-        have = set(
-            GenerationScore.objects.filter(generation=generation, scorer=evaluator.name).values_list(
-                "metric", flat=True
-            )
-        )
-        error = f"unexpected error: {type(exc).__name__}: {exc}"
-        missing = [
-            MetricResult(m, None, ScoreStatus.FAILED, "", {"error": error}) for m in JUDGE_METRICS if m not in have
-        ]
-        spec = RunSpec.from_dict(generation.run.spec)
-        scores_store(
-            generation=generation,
-            evaluator=evaluator,
-            results=missing,
-            prompt_set=spec.judge_prompts,
-            fc_weight=spec.fc_weight,
-        )
-        run_services.run_finish_if_complete(run_id=generation.run_id)
+    guarded(
+        lambda: _score(self, generation_id, evaluator_id),
+        lambda error: _score_failed(generation_id, evaluator_id, error),
+        f"scoring generation {generation_id} by endpoint {evaluator_id}",
+    )
+
+
+def _score_failed(generation_id: int, evaluator_id: int, error: str) -> None:
+    """Fail what is missing of the unit, with the cause."""
+    generation = Generation.objects.select_related("run", "question").get(pk=generation_id)
+    evaluator = ModelEndpoint.objects.get(pk=evaluator_id)
+    stored = GenerationScore.objects.filter(generation=generation, scorer=evaluator.name)
+    have = set(stored.values_list("metric", flat=True))
+    missing = [MetricResult(m, None, ScoreStatus.FAILED, "", {"error": error}) for m in JUDGE_METRICS if m not in have]
+    spec = RunSpec.from_dict(generation.run.spec)
+    scores_store(
+        generation=generation,
+        evaluator=evaluator,
+        results=missing,
+        prompt_set=spec.judge_prompts,
+        fc_weight=spec.fc_weight,
+    )
+    run_services.run_finish_if_complete(run_id=generation.run_id)
 
 
 def _score(self: Task, generation_id: int, evaluator_id: int) -> None:
