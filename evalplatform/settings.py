@@ -157,6 +157,9 @@ CELERY_BEAT_SCHEDULE = {
 RUN_STALE_AFTER_S = env_int("RUN_STALE_AFTER_S", 600)
 # After this many re-sends without progress the run fails, saying so (run_resume continues it).
 RUN_WATCHDOG_KICKS = env_int("RUN_WATCHDOG_KICKS", 3)
+# A run of at most this many cells is planned (its Generation rows written) in the launching request; a larger one
+# by the first worker task, so that launching 100,000 cells answers at once.
+RUN_PLAN_INLINE_CELLS = env_int("RUN_PLAN_INLINE_CELLS", 5000)
 # Answers are sent to the workers in chunks as the queue drains: at most this many in flight per run...
 RUN_QUEUE_HIGH_WATER = env_int("RUN_QUEUE_HIGH_WATER", 2000)
 # ...sent this many at a time, looking again this often (seconds).

@@ -8,9 +8,9 @@ schedules that work is ``runs.run_execute``. Both write an audit event in the sa
 from __future__ import annotations
 
 from decimal import Decimal
-from itertools import islice
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -18,22 +18,20 @@ from evalplatform.audit.services import audit_record
 from evalplatform.corpus.models import Dataset
 from evalplatform.roles import signed_in_user
 from evalplatform.runs import selectors
-from evalplatform.runs.models import Generation, ModelEndpoint, Run
+from evalplatform.runs.models import ModelEndpoint, Run
 from evalplatform.runs.services import (
     Actor,
     cell_count,
     check_conditions,
     check_run_size,
     run_manifest,
+    run_plan_cells,
     run_plan_progress,
     run_reconcile_progress,
 )
 from evalplatform.runs.spec import RunSpec, SpecError
 from evalplatform.runs.stages import stages_for
 from evalplatform.runs.tasks import run_execute
-
-# Cells written per INSERT when a run is planned.
-PLAN_BATCH = 2000
 
 
 @transaction.atomic
@@ -47,8 +45,10 @@ def run_launch(
     kind: str = Run.Kind.CDKE,
 ) -> Run:
     """Validate a CDK-E (or knowledge-graph) run and plan it: one pending Generation per cell (question × model ×
-    temperature × condition × sample). Refuses a spec naming unknown endpoints, options a stage cannot run, or
-    the real condition on contexts without real text. The run is enqueued once the transaction commits."""
+    temperature × condition × sample), written here for a run of up to RUN_PLAN_INLINE_CELLS cells and by the
+    first worker task for a larger one. Refuses a spec naming unknown endpoints, options a stage cannot run, the
+    real condition on contexts without real text, or more cells than the cap. The run is enqueued once the
+    transaction commits."""
     parsed = RunSpec.from_dict(spec)
     if kind not in (Run.Kind.CDKE, Run.Kind.KG):
         raise SpecError("kind", f"run_launch plans answer runs (cdke, kg), not '{kind}'")
@@ -76,18 +76,8 @@ def run_launch(
         manifest=run_manifest(parsed),
     )
     run_plan_progress(run=run, spec=parsed, n_cells=n_cells)
-    cells = (
-        Generation(run=run, question=q, model=m, temperature=t, condition=c, sample_index=s)
-        for q in questions
-        for m in models
-        for t in parsed.temperatures
-        for c in parsed.conditions
-        for s in range(parsed.samples)
-    )
-    # Streamed in batches, in the planned order (a context's cells together): memory stays bounded however many
-    # cells, and the answers are later sent in primary-key order, which is this order.
-    while batch := list(islice(cells, PLAN_BATCH)):
-        Generation.objects.bulk_create(batch, ignore_conflicts=True)
+    if n_cells <= settings.RUN_PLAN_INLINE_CELLS or not enqueue:
+        run_plan_cells(run=run, questions=questions, models=models)
     audit_record(
         actor=actor,
         action="run.launch",

@@ -114,6 +114,9 @@ class Run(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    planned_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its cells were all written (a large run is planned by a worker)."
+    )
     progress_at = models.DateTimeField(null=True, blank=True, help_text="When a unit of work last finished.")
     watchdog_kicks = models.PositiveIntegerField(
         default=0, help_text="Times the watchdog re-sent its stale work since the run last made progress."

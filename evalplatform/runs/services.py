@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import logging
 import platform
+from collections.abc import Sequence
 from decimal import Decimal
+from itertools import islice
 from typing import Any
 
 from django.conf import settings
@@ -21,12 +23,14 @@ from evalplatform.corpus.models import Dataset, Question
 from evalplatform.llm.pricing import Budget, CostEstimate
 from evalplatform.roles import AnyUser
 from evalplatform.runs import selectors
-from evalplatform.runs.models import Generation, Run, StageProgress
+from evalplatform.runs.models import Generation, ModelEndpoint, Run, StageProgress
 from evalplatform.runs.signals import run_finished
 from evalplatform.runs.spec import RunSpec, SpecError
 from evalplatform.runs.stages import stages_for
 
 log = logging.getLogger(__name__)
+# Cells written per INSERT when a run is planned.
+PLAN_BATCH = 2000
 PIPELINE_VERSION = "answer-run@2"
 Actor = AnyUser | None
 
@@ -157,6 +161,30 @@ def run_plan_progress(*, run: Run, spec: RunSpec, n_cells: int) -> None:
     Run.objects.filter(pk=run.pk).update(progress_total=run.progress_total)
 
 
+def run_plan_cells(
+    *, run: Run, questions: Sequence[Question] | None = None, models: Sequence[ModelEndpoint] | None = None
+) -> int:
+    """Write the run's cells, one pending Generation each, streamed in batches of PLAN_BATCH in planned order (a
+    context's cells together; the answers are later sent in primary-key order, which is this order), so that
+    memory stays bounded however many cells. Idempotent (a cell is written once: the one-per-cell constraint), so
+    an interrupted planning is simply done again. Returns how many cells the run has."""
+    spec = RunSpec.from_dict(run.spec)
+    questions = questions if questions is not None else list(selectors.run_questions(run.dataset, spec))
+    models = models if models is not None else selectors.endpoints_named(spec.models, "models")
+    cells = (
+        Generation(run_id=run.pk, question_id=q.pk, model_id=m.pk, temperature=t, condition=c, sample_index=s)
+        for q in questions
+        for m in models
+        for t in spec.temperatures
+        for c in spec.conditions
+        for s in range(spec.samples)
+    )
+    while batch := list(islice(cells, PLAN_BATCH)):
+        Generation.objects.bulk_create(batch, ignore_conflicts=True)
+    Run.objects.filter(pk=run.pk).update(planned_at=timezone.now())
+    return Generation.objects.filter(run=run).order_by().count()
+
+
 def run_count(*, run_id: int, stage: str, done: int = 1, failed: int = 0) -> None:
     """Count units of one stage that finished. Call it inside the transaction that stored them, and only when
     this writer stored them (a conditional update that changed a row, an insert that did not conflict)."""
@@ -205,6 +233,8 @@ def run_reconcile_progress(*, run_id: int) -> Run:
     watchdog looks at a run), correct the counters, and finish the run when every unit is done. O(run): never
     on the hot path."""
     run = Run.objects.select_for_update().get(pk=run_id)
+    if run.planned_at is None:  # its cells are still being written: nothing to recount yet
+        return run
     spec = RunSpec.from_dict(run.spec)
     n_cells = Generation.objects.filter(run=run).order_by().count()
     failed_cells = Generation.objects.filter(run=run, status=Generation.Status.FAILED).order_by().count()

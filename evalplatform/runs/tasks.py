@@ -46,6 +46,8 @@ def run_execute(run_id: int) -> None:
     run = Run.objects.select_related("dataset").get(pk=run_id)
     if not services.run_start(run=run):
         return
+    if run.planned_at is None:  # a large run: its cells are written here, not in the launching request
+        services.run_plan_cells(run=run)
     if not StageProgress.objects.filter(run=run).exists():  # a run launched before progress was counted
         services.run_reconcile_progress(run_id=run_id)
     # The later stages first: each takes the cells answered so far, the answer stage then sends the pending
