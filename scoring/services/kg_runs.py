@@ -141,6 +141,7 @@ def kg_run_of_imported_answers(*, dataset: Dataset, model: str, kg: KGSpec) -> R
         spec=spec,
         status=Run.Status.RUNNING,
         started_at=timezone.now(),
+        planned_at=timezone.now(),  # its cells, the imported answers, are written just below
         manifest={"pipeline": "kg-imported@1", "answers": f"imported with the data ({model})", "kg": kg.to_dict()},
     )
     Generation.objects.bulk_create(
