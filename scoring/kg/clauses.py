@@ -10,6 +10,10 @@ Named rules, each with its own test sentence in ``tests/scoring/test_kg_dependen
   without a subject takes its head verb's subjects; a verb without objects takes those of a conjoined verb
   that follows it);
 - ``open_complement``: "decided to leave X" gives (…, decide to leave, x);
+- ``adverbial_participle``: a subjectless adverbial clause takes its main verb's subject: "Born in 1841,
+  X moved to Y" gives (x, be bear in, 1841);
+- ``intransitive``: a predicate with a subject and nothing else still states a fact: "the others are
+  finished" gives (other, be, finish), "the patients died" (patient, be, die);
 - ``relative_clause`` and ``participle``: the clause's verb takes the noun it modifies;
 - ``negation``: "not", "n't", "never" become "not" at the front of the relation;
 - ``dative``: a bare dative object is the "to" object ("gave Ben a book" = "gave a book to Ben");
@@ -117,6 +121,11 @@ def _light_verb_object(verb: Token) -> Token | None:
     return next((c for c in verb.children if c.dep_ == "dobj" and c.lemma_ in nouns), None)
 
 
+def _conjoined_preps(prep: Token) -> list[Token]:
+    """Rule ``conjunction`` for prepositions: "from X and from Y", "for X, or for Y"."""
+    return [prep, *(c for c in prep.children if c.dep_ == "conj" and c.pos_ == "ADP")]
+
+
 def _inherit_subjects(verb: Token, clause: _Clause, antecedent: Token | None) -> None:
     if antecedent is not None and not clause.subjects and verb.tag_ == "VBN":
         clause.subjects, clause.passive = [antecedent], True  # "a firm founded by X": passive participle
@@ -125,13 +134,15 @@ def _inherit_subjects(verb: Token, clause: _Clause, antecedent: Token | None) ->
     elif (
         antecedent is None
         and not clause.subjects
-        and verb.dep_ in ("conj", "xcomp")
+        and verb.dep_ in ("conj", "xcomp", "advcl")
         and verb.head.pos_ in ("VERB", "AUX")
     ):
         inherited = _clause(verb.head)
         clause.subjects = inherited.agents or inherited.subjects
         if verb.dep_ == "conj" and verb.tag_ == "VBN" and inherited.passive:
             clause.passive, clause.subjects = True, inherited.subjects  # "was built and renamed"
+        elif verb.dep_ == "advcl" and verb.tag_ == "VBN":
+            clause.passive, clause.subjects = True, inherited.subjects  # "Born in 1841, X moved"
 
 
 def _clause(verb: Token) -> _Clause:
@@ -155,11 +166,12 @@ def _clause(verb: Token) -> _Clause:
         elif child.dep_ == "dative" and child.pos_ in NOMINAL_POS:
             clause.preps.append(("to", _resolve(conjuncts(child), antecedent)))  # rule dative
         elif child.dep_ in ("prep", "dative"):
-            objects = _resolve(pobjs(child), antecedent)
-            if objects:
-                clause.preps.append((child.lemma_, objects))
-            elif child.dep_ == "prep":
-                stranded.append(child)
+            for prep in _conjoined_preps(child):
+                objects = _resolve(pobjs(prep), antecedent)
+                if objects:
+                    clause.preps.append((prep.lemma_, objects))
+                elif prep.dep_ == "prep":
+                    stranded.append(prep)
         elif child.dep_ == "agent":
             clause.agents += pobjs(child)
     used = clause.subjects + clause.objects + [t for _, objs in clause.preps for t in objs]

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from scoring.kg.clauses import predicate_frame
 from scoring.kg.converse import canonical
 from scoring.kg.fallback import fallback_triplet
-from scoring.kg.frames import frame_triplets
+from scoring.kg.frames import frame_triplets, intransitive_triplets
 from scoring.kg.nominal import nominal_triplets
 from scoring.kg.types import Triplet
 
@@ -40,6 +40,9 @@ RULES_VERSION = "dep-rules-v2"
 
 # Named-entity recognition is not used: entity spans come from the dependency parse.
 _EXCLUDED_PIPES = ("ner",)
+
+# A verb whose clause goes on in a complement ("said that ...", "decided to ...") states no fact alone.
+_CLAUSAL_DEPS = frozenset({"ccomp", "xcomp"})
 
 _load_lock = threading.Lock()
 _loaded: dict[str, Language] = {}
@@ -129,6 +132,9 @@ def sentence_triplets(sent: Span) -> Iterator[Triplet]:
     """Every rule's triplets for one sentence, in token order (before deduplication)."""
     for tok in sent:
         if tok.pos_ in ("VERB", "AUX") and tok.dep_ not in ("aux", "auxpass"):
+            clausal = any(c.dep_ in _CLAUSAL_DEPS for c in tok.children)
             for frame in canonical(predicate_frame(tok)):
                 yield from frame_triplets(frame)
+                if not clausal:
+                    yield from intransitive_triplets(frame)
         yield from nominal_triplets(tok)

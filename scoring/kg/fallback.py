@@ -1,15 +1,16 @@
 """Rule ``fallback``: a sentence whose parse gives no triplet still gets one, from its root and arguments.
 
-Without it a pair with such a sentence scores 0 under S3KG whatever its meaning ("The patients died", "Two
-women sitting outside laughing", a one-word answer). The fallback triplet is built from the sentence's main
-verb, or its root when there is no verb:
+Without it a pair with such a sentence scores 0 under S3KG whatever its meaning ("Coffee and tea.",
+"Happy birthday, Anna!", a one-word answer). Intransitive clauses have their own rule
+(``frames.intransitive_triplets``). The fallback triplet is built from the sentence's main verb, or its
+root when there is no verb:
 
 - head: the verb's subject, else the root when it is nominal, else the first nominal word;
 - relation: the verb phrase (negation as "not", particle kept), else "be";
 - tail: the first argument of the verb that is not the head (object, complement, adverbial, prepositional
   object, clausal complement's root), else any other content word of the sentence; when there is none, the
-  verb itself becomes the tail under "be" ((patient, be, die)); a sentence of one content word links it to
-  itself, the only case where head and tail are equal.
+  verb itself becomes the tail under "be"; a sentence that names one thing only links it to itself
+  ("The end." gives (end, be, end)), the only case where head and tail are equal.
 
 Extractors count the sentences that needed it, so benchmarks can report how many graphs rest on it.
 """

@@ -37,6 +37,15 @@ class Frame:
         return replace(self, **changes)  # type: ignore[arg-type]
 
 
+def intransitive_triplets(frame: Frame) -> Iterator[Triplet]:
+    """Rule ``intransitive``: a frame with subjects and nothing else gives (subject, be, verb):
+    "the others are finished" → (other, be, finish), "the city was not captured" → (city, not be, capture)."""
+    if frame.objects or frame.preps or frame.verb in ("", "be"):
+        return
+    for head in frame.subjects:
+        yield Triplet(head, "not be" if frame.negated else "be", frame.verb)
+
+
 def frame_triplets(frame: Frame) -> Iterator[Triplet]:
     """Every subject to every object under the verb, and to every prepositional object under "verb prep"."""
     for head in frame.subjects:

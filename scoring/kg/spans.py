@@ -50,8 +50,26 @@ def entity_tokens(head: Token) -> list[Token]:
     return tokens
 
 
+# Subject pronouns that the coreference rule resolves to a person named earlier in the sentence (object
+# pronouns are left: "Anna told Ben that she liked him" must not give (anna, like, anna)).
+PERSONAL_PRONOUNS = frozenset({"he", "she"})
+
+
+def antecedent(tok: Token) -> Token | None:
+    """Rule ``coreference``: a personal pronoun's antecedent, the nearest proper-noun subject before it in
+    its sentence ("Gardenhire moved when he was 10": he is Gardenhire); None when there is none."""
+    if tok.pos_ != "PRON" or tok.lower_ not in PERSONAL_PRONOUNS or tok.dep_ not in ("nsubj", "nsubjpass"):
+        return None
+    for i in range(tok.i - 1, tok.sent.start - 1, -1):
+        cand = tok.doc[i]
+        if cand.pos_ == "PROPN" and cand.dep_ in ("nsubj", "nsubjpass"):
+            return cand
+    return None
+
+
 def entity(tok: Token) -> str:
-    return label(entity_tokens(tok))
+    resolved = antecedent(tok)
+    return label(entity_tokens(resolved if resolved is not None else tok))
 
 
 def conjuncts(tok: Token) -> list[Token]:

@@ -75,10 +75,36 @@ RULE_CASES: list[tuple[str, str, list[Triplet]]] = [
         [T("victory", "over", "germany"), T("brazil", "have", "victory"), T("victory", "surprise", "everyone")],
     ),
     ("possessive", "His parents sold silk.", [T("parent", "sell", "silk")]),
-    ("fallback", "The patients died.", [T("patient", "be", "die")]),
-    ("fallback", "The city was not captured.", [T("city", "not be", "capture")]),
-    ("fallback", "Two children laughing loudly.", [T("two child", "laugh", "loudly")]),
-    ("fallback", "Yes.", [T("yes", "be", "yes")]),
+    (
+        "adverbial_participle",
+        "Born in Lyon, Marie moved to Paris.",
+        [T("marie", "be bear in", "lyon"), T("marie", "move to", "paris")],
+    ),
+    ("intransitive", "The others were finished.", [T("other", "be", "finish")]),
+    (
+        "intransitive",
+        "The king died and the prince was crowned.",
+        [T("king", "be", "die"), T("prince", "be", "crown")],
+    ),
+    (
+        "coreference",
+        "Gardenhire moved to Tennessee when he was ten.",
+        [T("gardenhire", "move to", "tennessee"), T("gardenhire", "be", "ten")],
+    ),
+    (
+        "coreference",
+        "Anna told Ben that she liked him.",
+        [T("anna", "tell", "ben"), T("anna", "like", "he")],
+    ),
+    (
+        "conjoined_preposition",
+        "The caves are reached from Puri and from Cuttack.",
+        [T("cave", "be reach from", "puri"), T("cave", "be reach from", "cuttack")],
+    ),
+    ("intransitive", "Two children laughing loudly.", [T("two child", "be", "laugh")]),
+    ("fallback", "Happy birthday, Anna!", [T("happy birthday", "be", "anna")]),
+    ("fallback", "Coffee and tea.", [T("coffee", "be", "tea")]),
+    ("fallback", "The end.", [T("end", "be", "end")]),
 ]
 
 
@@ -119,12 +145,11 @@ def test_a_reversal_gives_the_reversed_graph(extractor: DependencyExtractor, a: 
 
 
 def test_fallback_sentences_are_counted_per_sentence(extractor: DependencyExtractor) -> None:
-    detailed = extractor.extract_many_detailed(
-        ["The patients died. Aspirin reduced mortality.", "Paris is a city.", ""]
-    )
+    detailed = extractor.extract_many_detailed(["Coffee and tea. Aspirin reduced mortality.", "Paris is a city.", ""])
     assert [d.fallback_sentences for d in detailed] == [1, 0, 0]
-    assert detailed[0].triplets == [T("patient", "be", "die"), T("aspirin", "reduce", "mortality")]
-    assert extractor.fallback_sentences("The patients died.") == 1
+    assert detailed[0].triplets == [T("coffee", "be", "tea"), T("aspirin", "reduce", "mortality")]
+    assert extractor.fallback_sentences("The patients died.") == 0
+    assert extractor.fallback_sentences("The end. The patients died.") == 1
 
 
 def test_a_sentence_with_a_triplet_never_gets_the_fallback(extractor: DependencyExtractor) -> None:
