@@ -10,6 +10,7 @@ variants ``(1 - a) S_WL + a S_SBERT``, the text's Eq. 2; for ``s3kg_reference`` 
 code). The printed best alpha is in that convention.
 
 Usage: python benchmarks/bench_extractor_pairs.py FILE.jsonl [FILE.jsonl ...] [--json OUT.json] [--limit N]
+       [--variants s3kg_directed,s3kg_reference]
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def _figures(scores: list[float], labels: list[int]) -> dict[str, float | None]:
     return {"f1": max_f1(scores, labels).f1, "auroc": auroc(scores, labels)}
 
 
-def bench_file(path: Path, limit: int | None) -> dict[str, Any]:
+def bench_file(path: Path, limit: int | None, variants: list[str] | None = None) -> dict[str, Any]:
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     rows = [r for r in rows if r.get("label") is not None][:limit]
     labels = [int(r["label"]) for r in rows]
@@ -60,7 +61,7 @@ def bench_file(path: Path, limit: int | None) -> dict[str, Any]:
         "pairs_with_empty_graph": sum(1 for a, b in graphs if not a or not b),
         "methods": {},
     }
-    for variant in VARIANTS:
+    for variant in variants or list(VARIANTS):
         sweep = {}
         for alpha in ALPHAS:
             scores = [r.score for r in s3kg_many(graphs, encoder=encoder, variant=variant, alpha=alpha)]
@@ -83,10 +84,12 @@ def main() -> None:
     parser.add_argument("files", nargs="+", type=Path)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--variants", help="Comma-separated S3KG variants (default: all).")
     args = parser.parse_args()
+    variants = args.variants.split(",") if args.variants else None
     results = []
     for path in args.files:
-        res = bench_file(path, args.limit)
+        res = bench_file(path, args.limit, variants)
         results.append(res)
         print(
             f"{res['file']}: {res['n']} pairs, {res['extractor']}, {res['sentences']} sentences "

@@ -10,7 +10,7 @@ on two cores: ``--time-budget`` stops it after that many seconds and reports the
 sentences are taken alternately from the two sources so that a partial run covers both.
 
 Usage: python benchmarks/bench_kg_gold.py [--extractor dependency|llm-local] [--time-budget 1200]
-       [--limit N] [--json OUT.json] [--show-errors]
+       [--skip N] [--limit N] [--json OUT.json] [--show-errors]
 """
 
 from __future__ import annotations
@@ -117,10 +117,11 @@ def main() -> None:
     parser.add_argument("--extractor", action="append", choices=("dependency", "llm-local"))
     parser.add_argument("--time-budget", type=float, default=None, help="Seconds the LLM may run (then stop).")
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--skip", type=int, default=0, help="Start after this many sentences (to resume a run).")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--show-errors", action="store_true", help="Print each sentence's predictions and errors.")
     args = parser.parse_args()
-    rows = load_gold()[: args.limit]
+    rows = load_gold()[args.skip : args.limit]
     results = []
     for name in args.extractor or ["dependency"]:
         res = run(name, rows, args.time_budget)

@@ -15,6 +15,8 @@ Named rules, each with its own test sentence in ``tests/scoring/test_kg_dependen
 - ``intransitive``: a predicate with a subject and nothing else still states a fact: "the others are
   finished" gives (other, be, finish), "the patients died" (patient, be, die);
 - ``relative_clause`` and ``participle``: the clause's verb takes the noun it modifies;
+- ``implicit_subject``: a sentence's main verb without a subject (a dictionary gloss, an imperative)
+  gets "someone": "perform a duty" gives (someone, perform, duty);
 - ``negation``: "not", "n't", "never" become "not" at the front of the relation;
 - ``dative``: a bare dative object is the "to" object ("gave Ben a book" = "gave a book to Ben");
 - ``light_verb``: "take place", "take part" are one verb, their noun is not an object;
@@ -39,6 +41,8 @@ if TYPE_CHECKING:
 SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass"})
 OBJECT_DEPS = frozenset({"dobj", "attr", "acomp", "oprd"})
 RELATIVE_TAGS = frozenset({"WDT", "WP"})
+# The subject given to a sentence's main verb that has none (rule implicit_subject).
+IMPLICIT_SUBJECT = "someone"
 # Verb + noun idioms read as one verb: "took place before X" is not (…, take, place).
 LIGHT_VERB_NOUNS: dict[str, frozenset[str]] = {"take": frozenset({"place", "part"})}
 
@@ -204,6 +208,14 @@ def _relation_words(verb: Token) -> list[Token]:
     return words
 
 
+def _subjectless_main_verb(verb: Token) -> bool:
+    """Rule ``implicit_subject``: the main verb of a sentence without a subject (a gloss, an imperative:
+    "perform a duty", "bring back to life"), or a verb conjoined to one."""
+    while verb.dep_ == "conj" and verb.head.pos_ == "VERB":
+        verb = verb.head
+    return verb.dep_ == "ROOT" and verb.pos_ == "VERB" and not _own_subjects(verb)[0]
+
+
 def predicate_frame(verb: Token) -> Frame:
     """The frame of one verb or copula: voice resolved, labels normalised."""
     clause = _clause(verb)
@@ -214,8 +226,11 @@ def predicate_frame(verb: Token) -> Frame:
         heads, tails, passive = clause.agents, clause.subjects + clause.objects, False
     else:
         heads, tails, passive = clause.subjects, clause.objects, clause.passive
+    subjects = tuple(entity(t) for t in heads)
+    if not subjects and not passive and _subjectless_main_verb(verb):
+        subjects = (IMPLICIT_SUBJECT,)
     return Frame(
-        subjects=tuple(entity(t) for t in heads),
+        subjects=subjects,
         verb=phrase,
         objects=tuple(entity(t) for t in tails),
         preps=tuple(

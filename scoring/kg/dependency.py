@@ -116,7 +116,7 @@ def doc_extraction(doc: Any) -> Extraction:
     for sent in doc.sents:
         found = [t for t in sentence_triplets(sent) if t.head and t.relation and t.tail and t.head != t.tail]
         if not found:
-            fallback = fallback_triplet(sent)
+            fallback = fallback_triplet(sent) if _worth_a_fallback(sent, doc) else None
             if fallback is None:
                 continue
             found = [fallback]
@@ -126,6 +126,13 @@ def doc_extraction(doc: Any) -> Extraction:
                 seen.add(triplet)
                 out.triplets.append(triplet)
     return out
+
+
+def _worth_a_fallback(sent: Span, doc: Any) -> bool:
+    """A one-word fragment of a longer text ("gov ." split off by the sentence splitter) gets no fallback;
+    a text of one sentence always does."""
+    words = [t for t in sent if not t.is_punct]
+    return len(words) >= 2 or len(list(doc.sents)) == 1
 
 
 def sentence_triplets(sent: Span) -> Iterator[Triplet]:

@@ -81,6 +81,12 @@ RULE_CASES: list[tuple[str, str, list[Triplet]]] = [
         [T("marie", "be bear in", "lyon"), T("marie", "move to", "paris")],
     ),
     ("intransitive", "The others were finished.", [T("other", "be", "finish")]),
+    ("implicit_subject", "perform a duty", [T("someone", "perform", "duty")]),
+    (
+        "implicit_subject",
+        "Sign the form and return it to the office.",
+        [T("someone", "sign", "form"), T("someone", "return", "it"), T("someone", "return to", "office")],
+    ),
     (
         "intransitive",
         "The king died and the prince was crowned.",
@@ -156,3 +162,10 @@ def test_a_sentence_with_a_triplet_never_gets_the_fallback(extractor: Dependency
     detailed = extractor.extract_many_detailed(["The dogs chased the cats."])[0]
     assert detailed.fallback_sentences == 0
     assert detailed.triplets == [T("dog", "chase", "cat")]
+
+
+def test_a_one_word_fragment_of_a_longer_text_gets_no_fallback(extractor: DependencyExtractor) -> None:
+    # The sentence splitter cuts "gov ." off a lower-cased, tokenised sentence (STS12).
+    detailed = extractor.extract_many_detailed(["gov . linda lingle was at the navy base ."])[0]
+    assert detailed.fallback_sentences == 0
+    assert detailed.triplets == [T("linda lingle", "be at", "navy base")]
