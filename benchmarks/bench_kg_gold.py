@@ -103,6 +103,24 @@ def run(name: str, rows: list[dict[str, Any]], budget: float | None) -> dict[str
     return out
 
 
+def merge(paths: list[Path]) -> None:
+    """Figures over the union of the sentences of earlier runs of one extractor (a run resumed with --skip)."""
+    gold = {r["id"]: r for r in load_gold()}
+    runs = [res for path in paths for res in json.loads(path.read_text())]
+    sentences = {s["id"]: s for res in runs for s in res["sentences"]}
+    ids = list(sentences)
+    predictions = [[Triplet(*t) for t in sentences[i]["predicted"]] for i in ids]
+    print(
+        f"merged {', '.join(sorted({r['version'] for r in runs}))}: {len(ids)} sentences, "
+        f"{sum(r['seconds'] for r in runs):.0f} s"
+    )
+    print(_line("overall", evaluate(predictions, [gold[i]["triplets"] for i in ids]).figures()))
+    for source in sorted({gold[i]["source"] for i in ids}):
+        idx = [k for k, i in enumerate(ids) if gold[i]["source"] == source]
+        figures = evaluate([predictions[k] for k in idx], [gold[ids[k]]["triplets"] for k in idx]).figures()
+        print(_line(source, figures))
+
+
 def _line(label: str, f: dict[str, Any]) -> str:
     return (
         f"  {label:<12} n={f['sentences']:>3} pred={f['predicted']:>3} gold={f['gold']:>3}  "
@@ -120,7 +138,11 @@ def main() -> None:
     parser.add_argument("--skip", type=int, default=0, help="Start after this many sentences (to resume a run).")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--show-errors", action="store_true", help="Print each sentence's predictions and errors.")
+    parser.add_argument("--merge", nargs="+", type=Path, help="Recompute the figures of earlier --json runs together.")
     args = parser.parse_args()
+    if args.merge:
+        merge(args.merge)
+        return
     rows = load_gold()[args.skip : args.limit]
     results = []
     for name in args.extractor or ["dependency"]:
