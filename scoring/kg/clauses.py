@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from scoring.kg.converse import RELATIONAL_NOUNS
 from scoring.kg.frames import Frame
-from scoring.kg.spans import COMPARATIVE_TAGS, NOMINAL_POS, conjuncts, entity, pobjs, word
+from scoring.kg.spans import COMPARATIVE_TAGS, NOMINAL_POS, conjuncts, entity, identity, pobjs, word
 from scoring.kg.types import normalise_label
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ def merged_complement(tok: Token) -> Token | None:
 
 def _complement_words(tok: Token) -> str:
     degree = [c for c in tok.children if c.dep_ == "advmod" and c.lower_ in ("more", "less", "most", "least")]
-    return normalise_label(" ".join([c.lower_ for c in degree] + [word(tok)]), lemmatise=lambda w: w)
+    return normalise_label(" ".join([c.lower_ for c in degree] + [word(tok)]), lemmatise=identity)
 
 
 def _light_verb_object(verb: Token) -> Token | None:
@@ -221,7 +221,7 @@ def predicate_frame(verb: Token) -> Frame:
     clause = _clause(verb)
     words = _relation_words(verb)
     negated = any(w.dep_ == "neg" for w in words)
-    phrase = normalise_label(" ".join(w.lemma_ for w in words if w.dep_ != "neg"), lemmatise=lambda w: w)
+    phrase = normalise_label(" ".join(w.lemma_ for w in words if w.dep_ != "neg"), lemmatise=identity)
     if clause.passive and clause.agents:
         heads, tails, passive = clause.agents, clause.subjects + clause.objects, False
     else:
@@ -234,7 +234,7 @@ def predicate_frame(verb: Token) -> Frame:
         verb=phrase,
         objects=tuple(entity(t) for t in tails),
         preps=tuple(
-            (normalise_label(p, lemmatise=lambda w: w), tuple(entity(t) for t in objs)) for p, objs in clause.preps
+            (normalise_label(p, lemmatise=identity), tuple(entity(t) for t in objs)) for p, objs in clause.preps
         ),
         negated=negated,
         passive=passive,
