@@ -146,6 +146,19 @@ def _mpnet_dir() -> Path | None:
         return None
 
 
+def _fallback_texts(pairs: Sequence[TextPair], extractor: str) -> int | None:
+    """How many distinct texts have a graph that rests on the dependency extractor's fallback triplet
+    (a sentence that gave no triplet); None for the other extractors. Re-parses the texts (fast)."""
+    if extractor != "dependency":
+        return None
+    ex = shared_extractor(extractor)
+    detailed = getattr(ex, "extract_many_detailed", None)
+    if detailed is None:
+        return None
+    texts = list(dict.fromkeys(t for p in pairs for t in (p.text_a, p.text_b)))
+    return sum(1 for d in detailed(texts) if d.fallback)
+
+
 def _finite(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
@@ -155,8 +168,8 @@ def similarity_benchmark_run(
 ) -> tuple[Run, dict[str, Any]]:
     """Score the dataset's labelled pairs with every method and store a similarity_benchmark run.
 
-    Returns the run and ``{"n", "n_empty", "methods": {name: {"f1", "auroc", "threshold", "precision",
-    "recall"}}, "unavailable": {name: reason}}``."""
+    Returns the run and ``{"n", "n_empty", "n_fallback_texts", "methods": {name: {"f1", "auroc", "threshold",
+    "precision", "recall"}}, "unavailable": {name: reason}}``."""
     if dataset.kind != Dataset.Kind.PAIRS:
         raise ValueError(f"dataset '{dataset.name}' holds no text pairs")
     pairs = list(dataset.pairs.filter(label__isnull=False).order_by("position", "pk"))
@@ -166,9 +179,16 @@ def similarity_benchmark_run(
     encoder = get_encoder(encoder_path)
     graphs = _pair_graphs(pairs, extractor)
     n_empty = sum(1 for a, b in graphs if not graph_triplets(a) or not graph_triplets(b))
+    n_fallback = _fallback_texts(pairs, extractor)
     methods = _s3kg_methods(graphs, encoder, alpha_sweep)
     methods += _baselines([(p.text_a, p.text_b) for p in pairs], _mpnet_dir())
-    summary: dict[str, Any] = {"n": len(pairs), "n_empty": n_empty, "methods": {}, "unavailable": {}}
+    summary: dict[str, Any] = {
+        "n": len(pairs),
+        "n_empty": n_empty,
+        "n_fallback_texts": n_fallback,
+        "methods": {},
+        "unavailable": {},
+    }
     with transaction.atomic():
         run = Run.objects.create(
             kind=Run.Kind.SIMILARITY_BENCHMARK,
@@ -189,6 +209,7 @@ def similarity_benchmark_run(
                 "alpha_weights": ALPHA_WEIGHTS,
                 "encoder": encoder.name,
                 "n_empty_graph_pairs": n_empty,
+                "n_fallback_texts": n_fallback,
                 "unavailable": {m.name: m.reason for m in methods if m.status != "ok"},
             },
         )

@@ -79,7 +79,8 @@ CASES: list[tuple[str, list[Triplet]]] = [
     ),
     (
         "Obama, the president and a lawyer, spoke.",
-        [T("obama", "be", "president"), T("obama", "be", "lawyer")],
+        # "spoke" has no object: rule intransitive
+        [T("obama", "be", "president"), T("obama", "be", "lawyer"), T("obama", "be", "speak")],
     ),
     # relative clauses: the pronoun stands for the noun it modifies, as subject, object or prep object
     (
@@ -88,7 +89,7 @@ CASES: list[tuple[str, list[Triplet]]] = [
     ),
     ("The book that she wrote won a prize.", [T("she", "write", "book"), T("book", "win", "prize")]),
     ("The book she wrote won a prize.", [T("she", "write", "book"), T("book", "win", "prize")]),
-    ("The house in which he lived burned.", [T("he", "live in", "house")]),
+    ("The house in which he lived burned.", [T("he", "live in", "house"), T("house", "be", "burn")]),
     (
         "The company, which was founded in 1976, makes phones.",
         [T("company", "be found in", "1976"), T("company", "make", "phone")],
@@ -124,8 +125,9 @@ def test_construction_gives_the_hand_written_triplets(
     assert extractor.extract(text) == expected
 
 
-def test_a_passive_without_agent_or_object_states_nothing(extractor: DependencyExtractor) -> None:
-    assert extractor.extract("The city was not captured.") == []
+def test_a_passive_without_agent_or_object_gets_the_fallback_triplet(extractor: DependencyExtractor) -> None:
+    # Before the fallback rule this sentence gave no triplet at all (and its pairs scored 0).
+    assert extractor.extract("The city was not captured.") == [T("city", "not be", "capture")]
 
 
 def test_chained_noun_prepositions(extractor: DependencyExtractor) -> None:
@@ -147,9 +149,10 @@ def test_no_relative_pronoun_ever_becomes_an_entity(extractor: DependencyExtract
     assert labels.isdisjoint({"who", "whom", "which", "that"})
 
 
-def test_empty_and_factless_texts_give_no_triplets(extractor: DependencyExtractor) -> None:
+def test_empty_texts_give_no_triplets_and_a_one_word_text_its_fallback(extractor: DependencyExtractor) -> None:
     assert extractor.extract("") == []
-    assert extractor.extract("Hello!") == []
+    assert extractor.extract("  ") == []
+    assert extractor.extract("Hello!") == [T("hello", "be", "hello")]
 
 
 def test_extract_many_matches_extract_and_keeps_order(extractor: DependencyExtractor) -> None:

@@ -71,9 +71,16 @@ class Command(BaseCommand):
             f"{dataset.name}: {summary['n']} pairs, extractor {extractor}, run {run.pk} "
             f"({summary['n_empty']} pairs with an empty graph score 0 under S3KG)"
         )
+        if summary.get("n_fallback_texts") is not None:
+            self.stdout.write(f"{summary['n_fallback_texts']} texts rest on the extractor's fallback triplet")
         self.stdout.write(benchmark_table(summary))
         if options["json"] is not None:
-            payload = {"n": summary["n"], "methods": summary["methods"]}
+            payload = {
+                "n": summary["n"],
+                "n_empty": summary["n_empty"],
+                "n_fallback_texts": summary.get("n_fallback_texts"),
+                "methods": summary["methods"],
+            }
             options["json"].write_text(json.dumps(payload, indent=2))
             self.stdout.write(f"wrote {options['json']}")
 
