@@ -60,7 +60,7 @@ def _local_llm_extract() -> tuple[Callable[[str], list[Triplet]], str]:
             if grammar not in grammars:
                 grammars[grammar] = LlamaGrammar.from_string(grammar, verbose=False)
             kwargs["grammar"] = grammars[grammar]
-        out = llm(prompt, max_tokens=LLM_MAX_TOKENS, temperature=0.0, stop=["\n"], **kwargs)
+        out: Any = llm(prompt, max_tokens=LLM_MAX_TOKENS, temperature=0.0, stop=["\n"], **kwargs)
         return str(out["choices"][0]["text"])
 
     extractor = LLMExtractor(complete, model=LOCAL_MODEL_NAME)
