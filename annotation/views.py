@@ -18,7 +18,7 @@ from annotation.models import Consensus, TauLabel
 from annotation.permissions import can_annotate, can_use_annotation, is_reviewer
 from annotation.reports import calibration_report, tau_report
 from annotation.services.queue import AnnotationError
-from evalplatform.corpus.selectors import audit_events_visible_to, datasets_visible_to
+from evalplatform.corpus.selectors import datasets_visible_to
 from evalplatform.permissions import page_requires
 from evalplatform.runs.models import Run
 from scoring.cdke.answer import context_shown
@@ -244,5 +244,5 @@ def calibration_run_report(request: HttpRequest, run_pk: int) -> HttpResponse:
 
 @page_requires(is_reviewer)
 def audit_log(request: HttpRequest) -> HttpResponse:
-    events = audit_events_visible_to(_user(request))[:AUDIT_PAGE]
+    events = selectors.audit_events_visible_to(_user(request))[:AUDIT_PAGE]
     return render(request, "annotation/audit_log.html", {"events": events})

@@ -4,7 +4,6 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Q, QuerySet
 
-from evalplatform.audit.models import AuditEvent
 from evalplatform.corpus.models import Alteration, Dataset
 from evalplatform.roles import AnyUser, is_admin, is_researcher
 
@@ -52,13 +51,3 @@ def datasets_visible_to(user: AnyUser) -> QuerySet[Dataset]:
 
 def dataset_get(*, user: AnyUser, name: str) -> Dataset | None:
     return datasets_visible_to(user).filter(name=name).first()
-
-
-def audit_events_visible_to(user: AnyUser) -> QuerySet[AuditEvent]:
-    """Admins: every event; researchers: events on the datasets they see; others: none."""
-    events = AuditEvent.objects.select_related("actor")
-    if is_admin(user):
-        return events.all()
-    if is_researcher(user):
-        return events.filter(dataset_id__in=datasets_visible_to(user).values("pk"))
-    return events.none()
