@@ -14,8 +14,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors, services
-from annotation.models import Consensus, TauLabel
-from annotation.permissions import can_annotate, can_use_annotation, is_reviewer
+from annotation.models import Consensus, ItemState, TauLabel
+from annotation.permissions import can_annotate, can_use_annotation, is_reviewer, reviewer_sees_item
 from annotation.reports import calibration_report, tau_report
 from annotation.services.queue import AnnotationError
 from evalplatform.corpus.selectors import datasets_visible_to
@@ -117,7 +117,17 @@ def consensus_detail(request: HttpRequest, pk: int) -> HttpResponse:
     if view is None:
         raise Http404("no such item")
     error = ""
-    if request.method == "POST":
+    if request.method == "POST" and request.POST.get("action") == "reopen":
+        error = _refusal(
+            lambda: services.consensus_reopen(
+                item=view.item, actor=_user(request), reason=request.POST.get("reason", "")
+            ),
+            AnnotationError,
+        )
+        if not error:
+            messages.success(request, "Decision reopened.")
+            return redirect("annotation:consensus", pk=pk)
+    elif request.method == "POST":
         error = _refusal(
             lambda: services.consensus_decide(
                 item=view.item,
@@ -136,6 +146,8 @@ def consensus_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "question": question,
         "context_html": selectors.highlight_divergent(question.context.text, list(question.context.alterations.all())),
         "decisions": Consensus.Decision.choices,
+        "decided": view.item.state == ItemState.DECIDED,
+        "can_reopen": reviewer_sees_item(_user(request), view.item),
     }
     return _form(request, "annotation/consensus_detail.html", context, error)
 
