@@ -180,6 +180,10 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# Variables an endpoint's api_key_env may name besides *_API_KEY, *_TOKEN and AWS_* (evalplatform.llm.redaction);
+# their values are also scrubbed from every stored output and error.
+API_KEY_ENV_ALLOWLIST = env_list("EVALPLATFORM_API_KEY_ENV_ALLOWLIST", [])
+
 # Imports: the largest file accepted, in bytes (documented in the README).
 MAX_IMPORT_BYTES = env_int("EVALPLATFORM_MAX_IMPORT_BYTES", 200 * 1024 * 1024)
 

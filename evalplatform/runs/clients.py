@@ -5,7 +5,10 @@ The pipeline calls models only through the client made here; no vendor SDK is im
 
 import json
 
+from django.conf import settings
+
 from evalplatform.llm.client import LLMClient
+from evalplatform.llm.errors import ProviderError
 from evalplatform.llm.local_server import ensure_local_server
 from evalplatform.llm.pricing import Budget
 from evalplatform.llm.prompts.base import Constrain
@@ -13,6 +16,7 @@ from evalplatform.llm.providers.base import Provider
 from evalplatform.llm.providers.bedrock import BedrockProvider
 from evalplatform.llm.providers.openai_provider import OpenAIProvider
 from evalplatform.llm.ratelimit import limiter_for
+from evalplatform.llm.redaction import key_env_allowed
 from evalplatform.llm.retry import RetryPolicy
 from evalplatform.llm.types import LLMResponse, Mode
 from evalplatform.runs.models import CachedResponse, ModelEndpoint
@@ -45,7 +49,14 @@ class DatabaseResponseCache:
 
 
 def provider_for(endpoint: ModelEndpoint) -> Provider:
-    """The backend of an endpoint. The local endpoint starts the packaged llama.cpp server on demand."""
+    """The backend of an endpoint. The local endpoint starts the packaged llama.cpp server on demand. An endpoint
+    whose api_key_env does not look like a key variable (a row written round the model's validation) is refused
+    before anything is read from the environment or sent."""
+    if not key_env_allowed(endpoint.api_key_env, settings.API_KEY_ENV_ALLOWLIST):
+        raise ProviderError(
+            f"endpoint {endpoint.name}: api_key_env {endpoint.api_key_env!r} does not name a key variable "
+            "(*_API_KEY, *_TOKEN, AWS_* or EVALPLATFORM_API_KEY_ENV_ALLOWLIST); nothing was sent"
+        )
     kind = endpoint.provider
     if kind == ModelEndpoint.Provider.LOCAL:
         return OpenAIProvider(
