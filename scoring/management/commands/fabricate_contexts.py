@@ -5,6 +5,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evalplatform.corpus.models import Dataset
+from evalplatform.corpus.records import DatasetImportError
 from evalplatform.runs.models import ModelEndpoint
 from scoring.cdke.fabricate import DEFAULT_ALTERATIONS, contexts_fabricate
 
@@ -24,13 +25,16 @@ class Command(BaseCommand):
         generator = ModelEndpoint.objects.filter(name=options["generator"], is_active=True).first()
         if source is None or generator is None:
             raise CommandError("unknown dataset or generator endpoint")
-        target, report = contexts_fabricate(
-            source=source,
-            target_name=options["into"],
-            generator=generator,
-            n_alterations=options["alterations"],
-            limit=options["limit"],
-        )
+        try:
+            target, report = contexts_fabricate(
+                source=source,
+                target_name=options["into"],
+                generator=generator,
+                n_alterations=options["alterations"],
+                limit=options["limit"],
+            )
+        except DatasetImportError as exc:
+            raise CommandError(str(exc)) from None
         self.stdout.write(
             f"{target.name}: {report.created} contexts fabricated, {len(report.unparseable)} refused "
             "(unparseable, or not bearing out their alterations, after one repair; kept for review on its page)"
