@@ -73,3 +73,20 @@ def check(value: Any, *, max_depth: int = MAX_DEPTH) -> None:
 
 def _at(where: str) -> str:
     return f" at {where}" if where else ""
+
+
+def finite(value: Any) -> Any:
+    """``value`` with every non-finite float (NaN, an infinity) replaced by None: what standard JSON can say."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite(child) for key, child in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(child) for child in value]
+    return value
+
+
+def dumps(value: Any, **options: Any) -> str:
+    """Standard JSON: a NaN or an infinity that reached storage another way is written as null, never as the
+    ``NaN`` that Python's json writes and no other JSON reader takes."""
+    return json.dumps(finite(value), allow_nan=False, **options)

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evalplatform.corpus.models import Dataset
 from evalplatform.corpus.records import DatasetImportError
+from evalplatform.runs.cli import whole_number
 from evalplatform.runs.models import ModelEndpoint
 from scoring.cdke.fabricate import DEFAULT_ALTERATIONS, contexts_fabricate
 
@@ -17,8 +18,8 @@ class Command(BaseCommand):
         parser.add_argument("--from", dest="source", required=True)
         parser.add_argument("--into", required=True)
         parser.add_argument("--generator", required=True)
-        parser.add_argument("--alterations", type=int, default=DEFAULT_ALTERATIONS)
-        parser.add_argument("--limit", type=int)
+        parser.add_argument("--alterations", type=whole_number(1, 100), default=DEFAULT_ALTERATIONS)
+        parser.add_argument("--limit", type=whole_number())
 
     def handle(self, *args: Any, **options: Any) -> None:
         source = Dataset.objects.filter(name=options["source"]).first()

@@ -16,6 +16,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from evalplatform.corpus.models import Dataset
 from evalplatform.corpus.records import DatasetImportError
 from evalplatform.corpus.services import dataset_import_file
+from evalplatform.runs.cli import finite_number
 from evalplatform.runs.models import Generation
 from evalplatform.runs.services import run_refresh_progress
 from evalplatform.runs.spec import SpecError
@@ -39,7 +40,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--variant", action="append", choices=sorted(VARIANTS), help="S3KG variant (repeatable); s3kg."
         )
-        parser.add_argument("--alpha", type=float, default=0.5)
+        parser.add_argument("--alpha", type=finite_number(0.0, 1.0), default=0.5)
         parser.add_argument("--json", type=Path, help="Write the rows as JSON to this file.")
 
     def handle(self, *args: Any, **options: Any) -> None:
