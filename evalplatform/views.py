@@ -20,7 +20,8 @@ from evalplatform.throttling import login_username_failed, login_username_wait, 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html", {"datasets": dataset_list_with_counts()})
+    """The datasets the user sees (none for annotators and users without a role), as the datasets page."""
+    return render(request, "home.html", {"datasets": dataset_list_with_counts(user=request.user)})
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
