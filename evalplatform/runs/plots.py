@@ -3,13 +3,16 @@
 dataset heatmap of a similarity benchmark (paper S, Fig. 3), alpha-sweep curves, temperature trends and a
 knowledge graph.
 
-Every function takes plain data and returns an SVG document as text; nothing here touches the database."""
+Every function takes plain data and returns an SVG document as text; nothing here touches the database. Labels
+come from data (model names, triplet labels an LLM extracted): they are drawn as they are, never read as
+matplotlib mathtext, so ``$x^{$`` cannot crash a page and ``$5 and $6`` shows its dollars."""
 
+import functools
 import io
 import math
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ParamSpec
 
 import matplotlib
 
@@ -18,7 +21,21 @@ matplotlib.use("Agg")
 from matplotlib.figure import Figure
 
 SVG_RC: dict[str, Any] = {"svg.fonttype": "none", "svg.hashsalt": "evalplatform", "font.size": 9}
+# Read by every Text when it is made: data is text, not mathtext.
+LITERAL_TEXT_RC: dict[str, Any] = {"text.parse_math": False}
 ALPHA_METHOD = re.compile(r"^(?P<base>[\w.-]+)@alpha=(?P<alpha>[0-9.]+)$")
+P = ParamSpec("P")
+
+
+def literal_text(draw: Callable[P, str]) -> Callable[P, str]:
+    """Draw with every text (titles, axis and tick labels, legends, annotations) taken literally."""
+
+    @functools.wraps(draw)
+    def drawn(*args: P.args, **kwargs: P.kwargs) -> str:
+        with matplotlib.rc_context(LITERAL_TEXT_RC):  # type: ignore[arg-type]
+            return draw(*args, **kwargs)
+
+    return drawn
 
 
 def _svg(fig: Figure) -> str:
@@ -29,6 +46,7 @@ def _svg(fig: Figure) -> str:
     return text[text.find("<svg") :]
 
 
+@literal_text
 def _empty(message: str) -> str:
     fig = Figure(figsize=(4, 1.2))
     ax = fig.add_subplot()
@@ -37,6 +55,7 @@ def _empty(message: str) -> str:
     return _svg(fig)
 
 
+@literal_text
 def correlation_scatter_svg(
     series: Sequence[tuple[str, Sequence[tuple[float, float]], float | None]],
     *,
@@ -66,6 +85,7 @@ def correlation_scatter_svg(
     return _svg(fig)
 
 
+@literal_text
 def heatmap_svg(values: Mapping[tuple[str, str], float | None], metric: str) -> str:
     """Methods as rows, datasets as columns, the cell annotated with its value (empty when missing)."""
     if not values:
@@ -98,6 +118,7 @@ def alpha_points(results: Mapping[str, float | None]) -> dict[str, list[tuple[fl
     return {base: sorted(points) for base, points in sorted(curves.items())}
 
 
+@literal_text
 def line_chart_svg(curves: Mapping[str, Sequence[tuple[float, float]]], *, xlabel: str, ylabel: str, title: str) -> str:
     """One line per label through its (x, y) points: the alpha sweep and the temperature trends."""
     if not any(curves.values()):
@@ -116,6 +137,7 @@ def line_chart_svg(curves: Mapping[str, Sequence[tuple[float, float]]], *, xlabe
     return _svg(fig)
 
 
+@literal_text
 def graph_svg(triplets: Sequence[tuple[str, str, str]], title: str) -> str:
     """A knowledge graph drawn with a networkx spring layout (seeded, so a graph always looks the same):
     entities as nodes, each relation as a labelled arrow head -> tail."""
