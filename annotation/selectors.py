@@ -28,6 +28,8 @@ from evalplatform.corpus.highlight import highlight
 from evalplatform.corpus.models import Alteration
 from evalplatform.corpus.selectors import datasets_visible_to
 from evalplatform.roles import AnyUser, is_admin
+from evalplatform.runs.models import Run
+from evalplatform.runs.selectors import run_get, runs_visible_to
 
 
 class NotOpenYet(Exception):
@@ -172,13 +174,21 @@ def consensus_list(*, user: AnyUser) -> QuerySet[ReviewItem]:
 
 
 def tau_items_complete_visible_to(user: AnyUser) -> QuerySet[TauItem]:
-    """Complete TAU items for reviewers: admins all; researchers those of their datasets' runs."""
+    """Complete TAU items for reviewers: admins all; researchers those of the runs they see, as the run pages
+    do (``runs_visible_to``: their datasets' runs and the runs they launched)."""
     items = TauItem.objects.filter(state=ItemState.COMPLETE).select_related("graph_score")
     if is_admin(user):
         return items
     if is_reviewer(user):
-        return items.filter(generation__run__dataset__in=datasets_visible_to(user))
+        return items.filter(generation__run__in=runs_visible_to(user).values("pk"))
     return items.none()
+
+
+def calibration_run_get(*, user: AnyUser, pk: int) -> Run | None:
+    """A run whose calibration report the user may read: a reviewer who sees the run on its own page."""
+    if not is_reviewer(user):
+        return None
+    return run_get(user=user, pk=pk)
 
 
 def tau_labels_of(item: TauItem) -> list[TauLabel]:

@@ -3,7 +3,6 @@ a service. CSRF protects every form (Django's middleware; each template carries 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -18,9 +17,8 @@ from annotation.models import Consensus, ItemState, TauLabel
 from annotation.permissions import can_annotate, can_use_annotation, is_reviewer, reviewer_sees_item
 from annotation.reports import calibration_report, tau_report
 from annotation.services.queue import AnnotationError
-from evalplatform.corpus.selectors import datasets_visible_to
+from evalplatform import strict_json
 from evalplatform.permissions import page_requires
-from evalplatform.runs.models import Run
 from scoring.cdke.answer import context_shown
 from scoring.models import ErrorTypeJudgement
 
@@ -172,7 +170,7 @@ def tau(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST":
 
         def submit() -> None:
-            payload = json.loads(request.POST.get("label", "{}"))
+            payload = strict_json.loads(request.POST.get("label", "{}"))
             services.tau_label_submit(
                 assignment=assignment,
                 actor=_user(request),
@@ -248,7 +246,7 @@ def calibration(request: HttpRequest, pk: int) -> HttpResponse:
 
 @page_requires(is_reviewer)
 def calibration_run_report(request: HttpRequest, run_pk: int) -> HttpResponse:
-    run = Run.objects.filter(pk=run_pk, dataset__in=datasets_visible_to(_user(request))).first()
+    run = selectors.calibration_run_get(user=_user(request), pk=run_pk)
     if run is None:
         raise Http404("no such run")
     return render(request, "annotation/calibration_report.html", {"run": run, "rows": calibration_report(run=run)})
