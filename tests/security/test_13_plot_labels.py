@@ -21,7 +21,8 @@ def test_every_plot_takes_its_labels_literally() -> None:
     assert DOLLARS in plots.correlation_scatter_svg([(label, [(0.1, 0.2), (0.3, 0.4)], 0.5)], xlabel=BROKEN_MATH)
     assert BROKEN_MATH in plots.line_chart_svg({BROKEN_MATH: [(0.0, 0.5)]}, xlabel="x", ylabel="y", title=DOLLARS)
     assert DOLLARS in plots.heatmap_svg({(DOLLARS, BROKEN_MATH): 0.5}, "F1")
-    assert plots.matplotlib.rcParams["text.parse_math"] is True  # only the plots' own texts are literal
+    assert r"C:\$HOME" in plots.graph_svg([(r"C:\$HOME", "r", "t")], "a backslash before a dollar")
+    assert plots.matplotlib.rcParams["text.parse_math"] is True  # labels are escaped; no global is changed
 
 
 @pytest.mark.django_db
