@@ -13,13 +13,16 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 REDACTED = "[redacted]"
-# Shorter values are not treated as secrets: replacing "1" or "true" everywhere would mangle answers.
-MIN_SECRET_LENGTH = 8
+# Shorter values are not treated as secrets: replacing "true" or a word everywhere would mangle answers. Provider
+# keys are far longer (an AWS access key id, the shortest, has 20 characters).
+MIN_SECRET_LENGTH = 16
 # The names an endpoint's api_key_env may take without an explicit allow-list: OPENAI_API_KEY, HF_TOKEN,
 # AWS_BEARER_TOKEN_BEDROCK... Anything else (DATABASE_URL, SECRET_KEY) would be sent to a provider as a key.
 KEY_ENV_NAME = re.compile(r"^(?:[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN)|AWS_[A-Z0-9_]+)$")
-# A variable holds a secret when one of these is a word of its name (AWS_ACCESS_KEY_ID, POSTGRES_PASSWORD).
-SECRET_NAME_WORDS = frozenset({"KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIALS"})
+# A variable holds a secret to scrub when one of these is a word of its name (OPENAI_API_KEY, AWS_ACCESS_KEY_ID,
+# HF_TOKEN, SECRET_KEY). Passwords are left out: a provider never sees one, and a weak one (docker-compose's
+# example database password is "evalplatform") would blank every mention of an ordinary word.
+SECRET_NAME_WORDS = frozenset({"KEY", "SECRET", "TOKEN", "CREDENTIALS"})
 
 
 def key_env_allowed(name: str, allowlist: Iterable[str] = ()) -> bool:
