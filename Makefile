@@ -49,6 +49,8 @@ demo: install migrate
 	@echo
 	@echo "See it in the browser: make serve, then open http://127.0.0.1:8000/runs/ (log in as one of the"
 	@echo "demo users printed above); the results are also in var/demo-results.json."
+	@echo
+	@$(DEV_ENV) $(PY) -m evalplatform.llm.local_server --status
 
 lint: install
 	$(DEV_ENV) $(PY) manage.py makemigrations --check --dry-run
@@ -73,8 +75,9 @@ worker: install
 llm-server: install
 	$(DEV_ENV) $(PY) -m evalplatform.llm.local_server
 
+# Stops every local model server this checkout started (the commands leave theirs running for the next one).
 llm-stop: install
-	$(DEV_ENV) $(PY) -c "from evalplatform.llm.local_server import stop_local_server; stop_local_server()"
+	$(DEV_ENV) $(PY) -m evalplatform.llm.local_server --stop
 
 clean:
 	rm -rf var/*.sqlite3 var/staticfiles

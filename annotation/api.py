@@ -45,6 +45,10 @@ class DecideSerializer(serializers.Serializer):
     ground_truth = serializers.CharField(allow_blank=True, default="")
 
 
+class ReopenSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=2000)
+
+
 def _review_assignment_data(assignment: ReviewAssignment) -> dict[str, Any]:
     question = assignment.item.question
     own = selectors.own_review(assignment)
@@ -259,3 +263,16 @@ class ConsensusDecideView(APIView):
         decide = partial(services.consensus_decide, item=view.item)
         decision = _submit(request, DecideSerializer, decide, refuse=PermissionDenied)
         return Response({"version": decision.version, "decision": decision.decision}, status=status.HTTP_201_CREATED)
+
+
+class ConsensusReopenView(APIView):
+    """A reviewer of the question's project reopens its decided item for a new decision, with a reason."""
+
+    permission_classes = [UsesAnnotation]
+
+    @extend_schema(request=ReopenSerializer, responses={200: api_schema.ReopenOut, 403: OpenApiTypes.OBJECT})
+    def post(self, request: Request, pk: int) -> Response:
+        view = _consensus_or_refuse(request, pk)
+        reopen = partial(services.consensus_reopen, item=view.item)
+        item = _submit(request, ReopenSerializer, reopen, refuse=PermissionDenied)
+        return Response({"item": item.pk, "state": item.state})

@@ -137,3 +137,8 @@ class ConsensusOut(serializers.Serializer):
 class DecisionOut(serializers.Serializer):
     version = serializers.IntegerField()
     decision = serializers.ChoiceField(choices=Consensus.Decision.choices)
+
+
+class ReopenOut(serializers.Serializer):
+    item = serializers.IntegerField()
+    state = serializers.CharField()

@@ -1,9 +1,11 @@
 """Who may do what in the annotation app: role checks for pages and the API, and object-level checks.
 
 - annotators claim, review and label (their own assignments only);
-- reviewers (researchers and admins) see consensus, the audit log, agreement and calibration reports of
-  the datasets they can see (evalplatform.corpus.selectors.datasets_visible_to);
-- a consensus decision is taken by one of the item's two annotators, once both submitted, or a reviewer.
+- reviewers (researchers and admins) see consensus and the audit log of the datasets they can see
+  (evalplatform.corpus.selectors.datasets_visible_to), agreement and calibration reports of the runs they see
+  (evalplatform.runs.selectors.runs_visible_to);
+- a consensus decision is taken by one of the item's two annotators, once both submitted, or a reviewer; a
+  decided one is final until a reviewer reopens it.
 """
 
 from __future__ import annotations

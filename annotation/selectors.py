@@ -23,10 +23,13 @@ from annotation.models import (
     TauLabel,
 )
 from annotation.permissions import can_annotate, is_reviewer
+from evalplatform.audit.models import AuditEvent
 from evalplatform.corpus.highlight import highlight
 from evalplatform.corpus.models import Alteration
 from evalplatform.corpus.selectors import datasets_visible_to
 from evalplatform.roles import AnyUser, is_admin
+from evalplatform.runs.models import Run
+from evalplatform.runs.selectors import run_get, runs_visible_to
 
 
 class NotOpenYet(Exception):
@@ -171,13 +174,21 @@ def consensus_list(*, user: AnyUser) -> QuerySet[ReviewItem]:
 
 
 def tau_items_complete_visible_to(user: AnyUser) -> QuerySet[TauItem]:
-    """Complete TAU items for reviewers: admins all; researchers those of their datasets' runs."""
+    """Complete TAU items for reviewers: admins all; researchers those of the runs they see, as the run pages
+    do (``runs_visible_to``: their datasets' runs and the runs they launched)."""
     items = TauItem.objects.filter(state=ItemState.COMPLETE).select_related("graph_score")
     if is_admin(user):
         return items
     if is_reviewer(user):
-        return items.filter(generation__run__dataset__in=datasets_visible_to(user))
+        return items.filter(generation__run__in=runs_visible_to(user).values("pk"))
     return items.none()
+
+
+def calibration_run_get(*, user: AnyUser, pk: int) -> Run | None:
+    """A run whose calibration report the user may read: a reviewer who sees the run on its own page."""
+    if not is_reviewer(user):
+        return None
+    return run_get(user=user, pk=pk)
 
 
 def tau_labels_of(item: TauItem) -> list[TauLabel]:
@@ -203,3 +214,42 @@ def calibration_item_get(*, user: AnyUser, pk: int) -> CalibrationItem | None:
     if not can_annotate(user):
         return None
     return CalibrationItem.objects.select_related("generation__question__context").filter(pk=pk).first()
+
+
+# -- the audit trail (blind) -------------------------------------------------------------------------
+
+
+def audit_events_visible_to(user: AnyUser) -> QuerySet[AuditEvent]:
+    """The audit events a reviewer may read, with the visibility of the objects they describe.
+
+    Admins: every event; researchers: the events of the datasets they see; others: none. From either, the
+    events that would break blind review are taken out, whatever the reader's role: another annotator's
+    review of an item still open (its verdict and ground truth; the consensus page refuses it too), another
+    annotator's TAU label of an item not yet complete, and another annotator's calibration label of a
+    generation the reader may still label themselves. Only the annotation layer knows what is blind, hence
+    this selector lives here, not beside the trail."""
+    events = AuditEvent.objects.select_related("actor")
+    if is_admin(user):
+        scoped = events.all()
+    elif is_reviewer(user):
+        scoped = events.filter(dataset_id__in=datasets_visible_to(user).values("pk"))
+    else:
+        return events.none()
+    hidden_reviews = (
+        Review.objects.filter(assignment__item__state=ItemState.OPEN)
+        .exclude(assignment__annotator_id=user.pk)
+        .values("pk")
+    )
+    hidden_tau_labels = (
+        TauLabel.objects.filter(assignment__item__state=ItemState.OPEN)
+        .exclude(assignment__annotator_id=user.pk)
+        .values("pk")
+    )
+    blind = Q(object_type=Review._meta.label_lower, object_id__in=hidden_reviews) | Q(
+        object_type=TauLabel._meta.label_lower, object_id__in=hidden_tau_labels
+    )
+    if can_annotate(user):
+        still_to_label = CalibrationItem.objects.exclude(labels__annotator_id=user.pk).values("pk")
+        hidden_calibration = CalibrationLabel.objects.filter(item__in=still_to_label).values("pk")
+        blind |= Q(object_type=CalibrationLabel._meta.label_lower, object_id__in=hidden_calibration)
+    return scoped.exclude(blind)

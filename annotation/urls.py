@@ -32,4 +32,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
         api.ConsensusDecideView.as_view(),
         name="api-consensus-decide",
     ),
+    path(
+        "api/annotation/consensus/<int:pk>/reopen/",
+        api.ConsensusReopenView.as_view(),
+        name="api-consensus-reopen",
+    ),
 ]

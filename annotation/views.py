@@ -3,7 +3,6 @@ a service. CSRF protects every form (Django's middleware; each template carries 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -14,13 +13,12 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors, services
-from annotation.models import Consensus, TauLabel
-from annotation.permissions import can_annotate, can_use_annotation, is_reviewer
+from annotation.models import Consensus, ItemState, TauLabel
+from annotation.permissions import can_annotate, can_use_annotation, is_reviewer, reviewer_sees_item
 from annotation.reports import calibration_report, tau_report
 from annotation.services.queue import AnnotationError
-from evalplatform.corpus.selectors import audit_events_visible_to, datasets_visible_to
+from evalplatform import strict_json
 from evalplatform.permissions import page_requires
-from evalplatform.runs.models import Run
 from scoring.cdke.answer import context_shown
 from scoring.models import ErrorTypeJudgement
 
@@ -117,7 +115,17 @@ def consensus_detail(request: HttpRequest, pk: int) -> HttpResponse:
     if view is None:
         raise Http404("no such item")
     error = ""
-    if request.method == "POST":
+    if request.method == "POST" and request.POST.get("action") == "reopen":
+        error = _refusal(
+            lambda: services.consensus_reopen(
+                item=view.item, actor=_user(request), reason=request.POST.get("reason", "")
+            ),
+            AnnotationError,
+        )
+        if not error:
+            messages.success(request, "Decision reopened.")
+            return redirect("annotation:consensus", pk=pk)
+    elif request.method == "POST":
         error = _refusal(
             lambda: services.consensus_decide(
                 item=view.item,
@@ -136,6 +144,8 @@ def consensus_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "question": question,
         "context_html": selectors.highlight_divergent(question.context.text, list(question.context.alterations.all())),
         "decisions": Consensus.Decision.choices,
+        "decided": view.item.state == ItemState.DECIDED,
+        "can_reopen": reviewer_sees_item(_user(request), view.item),
     }
     return _form(request, "annotation/consensus_detail.html", context, error)
 
@@ -160,7 +170,7 @@ def tau(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST":
 
         def submit() -> None:
-            payload = json.loads(request.POST.get("label", "{}"))
+            payload = strict_json.loads(request.POST.get("label", "{}"))
             services.tau_label_submit(
                 assignment=assignment,
                 actor=_user(request),
@@ -236,7 +246,7 @@ def calibration(request: HttpRequest, pk: int) -> HttpResponse:
 
 @page_requires(is_reviewer)
 def calibration_run_report(request: HttpRequest, run_pk: int) -> HttpResponse:
-    run = Run.objects.filter(pk=run_pk, dataset__in=datasets_visible_to(_user(request))).first()
+    run = selectors.calibration_run_get(user=_user(request), pk=run_pk)
     if run is None:
         raise Http404("no such run")
     return render(request, "annotation/calibration_report.html", {"run": run, "rows": calibration_report(run=run)})
@@ -244,5 +254,5 @@ def calibration_run_report(request: HttpRequest, run_pk: int) -> HttpResponse:
 
 @page_requires(is_reviewer)
 def audit_log(request: HttpRequest) -> HttpResponse:
-    events = audit_events_visible_to(_user(request))[:AUDIT_PAGE]
+    events = selectors.audit_events_visible_to(_user(request))[:AUDIT_PAGE]
     return render(request, "annotation/audit_log.html", {"events": events})

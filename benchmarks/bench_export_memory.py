@@ -7,6 +7,7 @@ Streaming over a cursor keeps the peak flat: the ratio printed should stay near 
 """
 
 import os
+import secrets
 import sys
 import tempfile
 import tracemalloc
@@ -15,7 +16,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalplatform.settings")
-os.environ.setdefault("SECRET_KEY", "benchmark-secret-key-long-enough-for-the-settings-check")
+os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
 if "DATABASE_URL" not in os.environ:
     os.environ["DATABASE_URL"] = f"sqlite:///{tempfile.mkdtemp(prefix='bench-export-')}/bench.sqlite3"
 

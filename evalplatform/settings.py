@@ -2,7 +2,7 @@
 
 Unset, everything falls back to the embedded default: an SQLite file under ``var/`` and a Celery
 broker and result store in SQLite files (through SQLAlchemy), so a real worker runs with no server.
-With ``DEBUG`` off the app refuses to start on the default secret key or a wildcard host.
+With ``DEBUG`` off the app refuses to start on a weak or published secret key or a wildcard host.
 """
 
 from pathlib import Path
@@ -11,6 +11,8 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from evalplatform.env import env_bool, env_int, env_list, env_str
+from evalplatform.secret_keys import HOW_TO_GENERATE, secret_key_problem
+from evalplatform.trusted_proxies import trusted_networks
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("EVALPLATFORM_VAR_DIR", str(BASE_DIR / "var")))
@@ -23,13 +25,18 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 if not DEBUG:
-    if SECRET_KEY == INSECURE_DEFAULT_SECRET_KEY or len(SECRET_KEY) < 32:
+    _secret_key_problem = secret_key_problem(SECRET_KEY)
+    if _secret_key_problem:
         raise ImproperlyConfigured(
-            "DEBUG is off and SECRET_KEY is the development default or shorter than 32 characters: "
-            "set SECRET_KEY in the environment (or DEBUG=1 for local development)."
+            f"DEBUG is off and {_secret_key_problem}: set SECRET_KEY in the environment, {HOW_TO_GENERATE} "
+            "(or DEBUG=1 for local development)."
         )
     if "*" in ALLOWED_HOSTS:
         raise ImproperlyConfigured("DEBUG is off and ALLOWED_HOSTS contains '*': name the hosts explicitly.")
+
+# The reverse proxies (addresses or networks) whose X-Forwarded-For is believed: throttles count a request
+# under the address the outermost trusted proxy saw, and under REMOTE_ADDR when it came from anywhere else.
+TRUSTED_PROXIES = trusted_networks(env_list("TRUSTED_PROXIES", []))
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -172,14 +179,22 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON bodies through evalplatform.strict_json: too deep, NaN, infinities and NUL characters are a 400.
+    "DEFAULT_PARSER_CLASSES": [
+        "evalplatform.api_parsers.StrictJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    # Scoped throttles (views set throttle_scope): login, run launch and export.
-    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.ScopedRateThrottle"],
+    # Scoped throttles (views set throttle_scope): login, run launch and export, keyed on the user or on the
+    # client's address as TRUSTED_PROXIES allow reading it; login_username counts failed logins per username.
+    "DEFAULT_THROTTLE_CLASSES": ["evalplatform.throttling.ScopedClientThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "login": env_str("THROTTLE_LOGIN", "10/minute"),
+        "login_username": env_str("THROTTLE_LOGIN_USERNAME", "20/hour"),
         "run_launch": env_str("THROTTLE_RUN_LAUNCH", "30/hour"),
         "export": env_str("THROTTLE_EXPORT", "120/hour"),
     },
@@ -214,6 +229,10 @@ SPECTACULAR_SETTINGS = {
         "RunStatusEnum": "evalplatform.runs.models.Run.Status",
     },
 }
+
+# Variables an endpoint's api_key_env may name besides *_API_KEY, *_TOKEN and AWS_* (evalplatform.llm.redaction);
+# their values are also scrubbed from every stored output and error.
+API_KEY_ENV_ALLOWLIST = env_list("EVALPLATFORM_API_KEY_ENV_ALLOWLIST", [])
 
 # Imports: the largest file accepted, in bytes (documented in the README).
 MAX_IMPORT_BYTES = env_int("EVALPLATFORM_MAX_IMPORT_BYTES", 200 * 1024 * 1024)

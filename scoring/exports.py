@@ -1,16 +1,18 @@
 """A run's generations and their CDK-E scores as CSV or JSONL, streamed row by row from a server-side cursor
-(``.iterator()``): memory stays flat however large the run. Nothing here writes (the export is recorded by
+(``.iterator()``): memory stays flat however large the run. CSV cells that a spreadsheet would read as a formula
+are escaped (``evalplatform.spreadsheet``); JSONL is standard JSON. Nothing here writes (the export is recorded by
 ``evalplatform.runs.services.run_export_record``), and no endpoint field
 that could hold a secret (``api_key_env`` names a variable, but it is left out all the same) is exported."""
 
 import csv
-import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.db.models import QuerySet
 
+from evalplatform import strict_json
 from evalplatform.runs.models import Generation, Run
+from evalplatform.spreadsheet import csv_cell
 from scoring.models import GenerationScore
 
 CHUNK = 100  # rows per fetch from the cursor: the peak memory of an export is about one chunk
@@ -84,13 +86,13 @@ def _csv(header: list[str], rows: Iterable[tuple[Any, ...]]) -> Iterator[str]:
     writer = csv.writer(_Line())
     yield writer.writerow(header)
     for row in rows:
-        yield writer.writerow(["" if v is None else _plain(v) for v in row])
+        yield writer.writerow(["" if v is None else csv_cell(_plain(v)) for v in row])
 
 
 def _jsonl(header: list[str], rows: Iterable[tuple[Any, ...]]) -> Iterator[str]:
     for row in rows:
         record = {name: _plain(value) for name, value in zip(header, row, strict=True)}
-        yield json.dumps(record, ensure_ascii=False) + "\n"
+        yield strict_json.dumps(record, ensure_ascii=False) + "\n"
 
 
 def export_run(run: Run, kind: str, fmt: str) -> Iterator[str]:

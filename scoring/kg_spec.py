@@ -93,7 +93,10 @@ def _unit_number(data: dict[str, Any], key: str, default: float, *, allow_zero: 
     value = data.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise SpecError(f"kg.{key}", "must be a number")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer past 1e308
+        raise SpecError(f"kg.{key}", "must lie in [0, 1]") from None
     if not (0.0 <= number <= 1.0) or (not allow_zero and number == 0.0):
         raise SpecError(f"kg.{key}", "must lie in [0, 1]" if allow_zero else "must lie in (0, 1]")
     return number

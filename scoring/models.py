@@ -5,6 +5,7 @@ from django.db import models
 from django.db.models import Q
 
 from evalplatform.corpus.models import Dataset, Question, TextPair
+from evalplatform.runs.fields import ScrubbedJSONField, ScrubbedTextField
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
 
 
@@ -43,8 +44,8 @@ class GenerationScore(models.Model):
     metric = models.CharField(max_length=6, choices=Metric.choices)
     value = models.FloatField(null=True, blank=True, help_text="In [0, 1]; empty unless status is ok.")
     status = models.CharField(max_length=12, choices=ScoreStatus.choices, default=ScoreStatus.OK)
-    raw_output = models.TextField(blank=True, help_text="What the judge answered, verbatim.")
-    details = models.JSONField(default=dict, blank=True, help_text="Statements, TP/FP/FN, weights, repair attempts.")
+    raw_output = ScrubbedTextField(blank=True, help_text="What the judge answered, verbatim.")
+    details = ScrubbedJSONField(default=dict, blank=True, help_text="Statements, TP/FP/FN, weights, repair attempts.")
     metric_version = models.CharField(max_length=40, blank=True, help_text="Version of the metric and its prompt.")
     ground_truth = models.TextField(
         blank=True, help_text="The ground truth this score was computed against (a later consensus may change it)."
@@ -82,7 +83,7 @@ class ErrorTypeJudgement(models.Model):
     evaluator = models.ForeignKey(ModelEndpoint, on_delete=models.PROTECT, related_name="error_types")
     label = models.CharField(max_length=24, choices=Label.choices, blank=True, help_text="Empty unless status is ok.")
     status = models.CharField(max_length=12, choices=ScoreStatus.choices, default=ScoreStatus.OK)
-    raw_output = models.TextField(blank=True, help_text="What the judge answered, verbatim.")
+    raw_output = ScrubbedTextField(blank=True, help_text="What the judge answered, verbatim.")
     prompt_version = models.CharField(max_length=80, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -112,8 +113,8 @@ class GeneratorRefusal(models.Model):
     step = models.CharField(max_length=12, choices=Step.choices)
     generator = models.CharField(max_length=100, help_text="The generator endpoint's name.")
     prompt_version = models.CharField(max_length=80)
-    raw_output = models.TextField(blank=True, help_text="What the generator returned last, verbatim.")
-    problems = models.JSONField(default=list, help_text="Why it was refused, one sentence each.")
+    raw_output = ScrubbedTextField(blank=True, help_text="What the generator returned last, verbatim.")
+    problems = ScrubbedJSONField(default=list, help_text="Why it was refused, one sentence each.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -142,7 +143,7 @@ class StatementSet(models.Model):
     )
     statements = models.JSONField(default=list, blank=True)
     status = models.CharField(max_length=12, choices=ScoreStatus.choices, default=ScoreStatus.OK)
-    raw_output = models.TextField(blank=True)
+    raw_output = ScrubbedTextField(blank=True)
     ready = models.BooleanField(default=True, help_text="False while one worker is extracting it (the others wait).")
     claimed_at = models.DateTimeField(null=True, blank=True, help_text="When the extracting worker claimed it.")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -168,7 +169,7 @@ class KnowledgeGraph(models.Model):
     )
     text = models.TextField(blank=True, help_text="The text the graph was extracted from.")
     status = models.CharField(max_length=12, choices=ScoreStatus.choices, default=ScoreStatus.OK)
-    raw_output = models.TextField(blank=True, help_text="The LLM extractor's raw answer, when there is one.")
+    raw_output = ScrubbedTextField(blank=True, help_text="The LLM extractor's raw answer, when there is one.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

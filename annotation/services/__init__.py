@@ -3,7 +3,12 @@ calibration labels; every submission and decision writes an AuditEvent in the sa
 
 from annotation.services.calibration import calibration_label_submit, calibration_queue
 from annotation.services.queue import LEASE, AnnotationError, review_next, tau_next
-from annotation.services.review import annotation_queue_questions, consensus_decide, review_submit
+from annotation.services.review import (
+    annotation_queue_questions,
+    consensus_decide,
+    consensus_reopen,
+    review_submit,
+)
 from annotation.services.tau import tau_item_create, tau_label_submit
 
 __all__ = [
@@ -13,6 +18,7 @@ __all__ = [
     "calibration_label_submit",
     "calibration_queue",
     "consensus_decide",
+    "consensus_reopen",
     "review_next",
     "review_submit",
     "tau_item_create",

@@ -3,7 +3,9 @@
 Lifecycle of a question: draft -> in_review (queued) -> validated or rejected (a consensus decision).
 After both reviews are in, the automatic rule (docs/annotation.md) decides when both accept with agreeing
 ground truths (validated) or both reject (rejected); anything else waits for a decision by one of the two
-annotators or a reviewer, recorded as a new Consensus version."""
+annotators or a reviewer, recorded as a new Consensus version. A decided item is final: only a reviewer of its
+project (a researcher, an admin) can reopen it, with a reason that the audit trail keeps, and then the next
+decision is again a new version."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from annotation.models import (
     ReviewAssignment,
     ReviewItem,
 )
-from annotation.permissions import can_decide_consensus
+from annotation.permissions import can_decide_consensus, reviewer_sees_item
 from annotation.services.queue import AnnotationError, assignment_mark_submitted, submitted_count
 from evalplatform.audit.services import audit_record
 from evalplatform.corpus.models import Question
@@ -174,8 +176,9 @@ def _decide(
 
 
 def consensus_decide(*, item: ReviewItem, actor: User, decision: str, ground_truth: str = "") -> Consensus:
-    """Record the final decision on a question whose two reviews are in: by one of its two annotators or
-    a reviewer (researcher of its project, admin). Each decision is a new version; the latest wins."""
+    """Record the final decision on a question whose two reviews are in and that is not decided yet: by one of
+    its two annotators or a reviewer (researcher of its project, admin). Each decision is a new version; the
+    latest wins. A decided item is refused until a reviewer reopens it (``consensus_reopen``)."""
     if decision not in Consensus.Decision.values:
         raise AnnotationError(f"decision must be one of {', '.join(Consensus.Decision.values)}")
     ground_truth = ground_truth.strip()
@@ -185,6 +188,8 @@ def consensus_decide(*, item: ReviewItem, actor: User, decision: str, ground_tru
         locked = ReviewItem.objects.select_for_update().select_related("question__dataset").get(pk=item.pk)
         if locked.state == ItemState.OPEN:
             raise AnnotationError("consensus opens once both reviews are submitted")
+        if locked.state == ItemState.DECIDED:
+            raise AnnotationError("this question is decided; only a researcher of its project can reopen it")
         if not can_decide_consensus(actor, locked):
             raise AnnotationError("only the item's annotators or a reviewer of its project can decide")
         reviews = [r.pk for r in item_reviews(locked)]
@@ -196,3 +201,33 @@ def consensus_decide(*, item: ReviewItem, actor: User, decision: str, ground_tru
             "manual",
             {"reviews": reviews},
         )
+
+
+def consensus_reopen(*, item: ReviewItem, actor: User, reason: str) -> ReviewItem:
+    """Reopen a decided item for a new decision: a reviewer of its project (researcher, admin) only, with a
+    reason, audited. The question keeps its last decision (status and ground truth) until the next one."""
+    reason = reason.strip()
+    if not reason:
+        raise AnnotationError("say why the decision is reopened")
+    with transaction.atomic():
+        locked = ReviewItem.objects.select_for_update().select_related("question__dataset").get(pk=item.pk)
+        if not reviewer_sees_item(actor, locked):
+            raise AnnotationError("only a researcher of the question's project can reopen its decision")
+        if locked.state != ItemState.DECIDED:
+            raise AnnotationError("only a decided question can be reopened")
+        latest = Consensus.objects.filter(question_id=locked.question_id).order_by("-version").first()
+        locked.state = ItemState.NEEDS_DECISION
+        locked.save(update_fields=["state"])
+        audit_record(
+            actor=actor,
+            action="consensus.reopen",
+            obj=locked,
+            payload={
+                "item": locked.pk,
+                "question": locked.question_id,
+                "reopened_version": latest.version if latest else None,
+                "reason": reason,
+            },
+            dataset=locked.question.dataset,
+        )
+    return locked

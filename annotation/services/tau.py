@@ -6,6 +6,7 @@ relation_wrong, entity_wrong or missing (the TAU categories, S3KG/TAU, Arumugam 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -53,22 +54,43 @@ def tau_item_create(
     )
 
 
+# Digits only, as JSON object keys carry indices ("3"); nine at most, far past any graph's size.
+INDEX_TEXT = re.compile(r"[0-9]{1,9}")
+
+
+def _index(value: Any, n: int, what: str) -> int:
+    """A triplet index from 0 to n - 1: a whole number, or its digits as a string (an error key). A bool, a
+    float, a negative number or any other text is refused, never read as something else."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        index = value
+    elif isinstance(value, str) and INDEX_TEXT.fullmatch(value):
+        index = int(value)
+    else:
+        raise AnnotationError(f"{what} {str(value)[:40]!r} is not a triplet index (a whole number from 0)")
+    if not 0 <= index < n:
+        raise AnnotationError(f"{what} {index} is out of range: this item has {n} (0 to {n - 1})")
+    return index
+
+
 def _validate_label(
     item: TauItem,
     aligned: Sequence[Sequence[int]],
     answer_errors: Mapping[str, str],
     gold_errors: Mapping[str, str],
 ) -> tuple[list[list[int]], dict[str, str], dict[str, str]]:
+    """The label in its stored form, or AnnotationError naming the first thing wrong with it: every index must
+    name a triplet of the item, alignment is one-to-one, and every unaligned triplet has exactly one error type."""
     n_answer, n_gold = len(item.answer), len(item.gold)
+    if not isinstance(aligned, list | tuple):
+        raise AnnotationError("aligned is a list of [answer index, gold index] pairs")
     pairs: list[list[int]] = []
     used_a: set[int] = set()
     used_g: set[int] = set()
     for pair in aligned:
-        if len(pair) != 2:
+        if not isinstance(pair, list | tuple) or len(pair) != 2:
             raise AnnotationError("an aligned pair is [answer index, gold index]")
-        a, g = int(pair[0]), int(pair[1])
-        if not (0 <= a < n_answer and 0 <= g < n_gold):
-            raise AnnotationError(f"aligned pair {a}-{g} is out of range")
+        a = _index(pair[0], n_answer, "aligned answer triplet")
+        g = _index(pair[1], n_gold, "aligned gold triplet")
         if a in used_a or g in used_g:
             raise AnnotationError("alignment is one-to-one: a triplet appears in two pairs")
         used_a.add(a)
@@ -80,9 +102,13 @@ def _validate_label(
 
 
 def _errors(errors: Mapping[str, str], n: int, aligned: set[int], allowed: frozenset[str], side: str) -> dict[str, str]:
+    if not isinstance(errors, Mapping):
+        raise AnnotationError(f"{side}_errors maps a triplet index to its error type")
     out: dict[str, str] = {}
     for key, kind in errors.items():
-        index = int(key)
+        index = _index(key, n, f"{side} triplet")
+        if str(index) in out:
+            raise AnnotationError(f"{side} triplet {index} is given two error types")
         if index in aligned:
             raise AnnotationError(f"{side} triplet {index} is aligned and cannot also have an error type")
         if kind not in allowed:

@@ -1,12 +1,12 @@
 """Exporters: each yields the text of a dataset in an import format, piece by piece, so that a large
 dataset is streamed rather than built whole in memory. Importing the output gives the same dataset."""
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 from django.db.models import Prefetch
 
+from evalplatform import strict_json
 from evalplatform.corpus.models import Alteration, Context, Dataset, Question, TextPair
 
 EXPORT_FORMATS = ("dkd", "qa-jsonl", "pairs-jsonl")
@@ -14,7 +14,7 @@ CHUNK = 500
 
 
 def _dumps(obj: Any, indent: int | None = None) -> str:
-    return json.dumps(obj, ensure_ascii=False, indent=indent)
+    return strict_json.dumps(obj, ensure_ascii=False, indent=indent)
 
 
 def _alterations_of(context: Context) -> list[dict[str, str]]:

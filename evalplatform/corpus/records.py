@@ -5,6 +5,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from evalplatform import strict_json
+
 
 class DatasetImportError(Exception):
     """An import input that cannot be taken; the message is one line for a person to act on."""
@@ -32,8 +34,10 @@ def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def parse_json(text: str, source: str, record: str | None = None) -> Any:
+    """Standard JSON only (``evalplatform.strict_json``: no NaN or Infinity, no NUL character, not nested
+    too deep), and no object repeating a key; any refusal is one DatasetImportError line."""
     try:
-        return json.loads(text, object_pairs_hook=_reject_duplicate_keys)
+        return strict_json.loads(text, object_pairs_hook=_reject_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise DatasetImportError(
             source, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", record=record

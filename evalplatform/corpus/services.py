@@ -1,5 +1,6 @@
 """Writes to the corpus. Every function here is the only way its rows are written."""
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -7,7 +8,9 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
 from django.db.models import ProtectedError
+from django.utils.text import slugify
 
+from evalplatform import strict_json
 from evalplatform.audit.services import audit_record
 from evalplatform.corpus.importers import parse_file
 from evalplatform.corpus.models import Alteration, Context, Dataset, Project, Question, TextPair
@@ -18,15 +21,35 @@ from evalplatform.corpus.records import DatasetImportError
 KEY_MAX = Context._meta.get_field("key").max_length or 200
 TOPIC_MAX = Context._meta.get_field("topic").max_length or 300
 FIELD_MAX = Alteration._meta.get_field("field").max_length or 60
+NAME_MAX = Dataset._meta.get_field("name").max_length or 120
+PROJECT_MAX = Project._meta.get_field("name").max_length or 120
+SOURCE_MAX = Dataset._meta.get_field("source").max_length or 500
+LICENCE_MAX = Dataset._meta.get_field("licence").max_length or 300
+SLUG = re.compile(r"[-a-zA-Z0-9_]+")
+
+
+def check_slug(value: str, *, what: str, source: str, limit: int) -> None:
+    """A dataset or project name is a URL slug (letters, digits, - and _) of at most ``limit`` characters: pages
+    and the API address datasets by name, so any other name would break every page that links to it."""
+    if len(value) > limit:
+        raise DatasetImportError(source, f"{what} is {len(value)} characters, longer than {limit}")
+    if not SLUG.fullmatch(value):
+        hint = slugify(re.sub(r"[^\w-]+", "-", value))[:limit]
+        suggestion = f" such as '{hint}'" if hint else ""
+        raise DatasetImportError(
+            source, f"{what} {value[:60]!r} is not a slug: use letters, digits, - and _ only (choose one{suggestion})"
+        )
 
 
 def _check_lengths(payload: DatasetPayload, source: str) -> None:
-    def too_long(record: str, field: str, value: str, limit: int) -> None:
+    def too_long(record: str | None, field: str, value: str, limit: int) -> None:
         if len(value) > limit:
             raise DatasetImportError(
                 source, f"is {len(value)} characters, longer than {limit}", record=record, field=field
             )
 
+    too_long(None, "source", payload.source, SOURCE_MAX)
+    too_long(None, "licence", payload.licence, LICENCE_MAX)
     for context in payload.contexts:
         too_long(f"context {context.key[:40]}", "id", context.key, KEY_MAX)
         too_long(f"context {context.key}", "topic", context.topic, TOPIC_MAX)
@@ -36,6 +59,34 @@ def _check_lengths(payload: DatasetPayload, source: str) -> None:
             too_long(f"question {question.key[:40]}", "id", question.key, KEY_MAX)
     for pair in payload.pairs:
         too_long(f"pair {pair.key[:40]}", "id", pair.key, KEY_MAX)
+
+
+def _check_values(payload: DatasetPayload, source: str) -> None:
+    """No NUL character in any string and no non-finite number anywhere (parsers that read JSON have refused them
+    already; this holds for payloads built another way too)."""
+
+    def check(record: str | None, value: object) -> None:
+        try:
+            strict_json.check(value)
+        except strict_json.JSONRefused as exc:
+            raise DatasetImportError(source, str(exc), record=record) from None
+
+    check(None, [payload.name, payload.source, payload.licence, payload.description])
+    for context in payload.contexts:
+        label = f"context {context.key[:40]}"
+        check(label, [context.key, context.topic, context.text, context.source_text])
+        check(label, [[a.field, a.original, a.divergent] for a in context.alterations])
+        for question in context.questions:
+            label = f"question {question.key[:40]}"
+            check(label, [question.key, question.text, question.ground_truth, question.original_answer])
+            check(label, question.metadata)
+    for pair in payload.pairs:
+        check(f"pair {pair.key[:40]}", [pair.key, pair.text_a, pair.text_b, pair.score, pair.metadata])
+
+
+def _fitting(text: str, limit: int) -> str:
+    """A default taken from a path: its end, when it is longer than the column."""
+    return text if len(text) <= limit else "..." + text[-(limit - 3) :]
 
 
 @transaction.atomic
@@ -52,8 +103,12 @@ def dataset_import(
     """Write a validated payload as one dataset, in one transaction: all of it or nothing.
 
     An existing dataset of the same name is refused unless ``replace`` is set; a dataset that runs
-    refer to cannot be replaced (its runs would lose their questions)."""
+    refer to cannot be replaced (its runs would lose their questions). The name must be a slug; every string
+    must fit its column and hold no NUL character, every number be finite: what does not is one
+    DatasetImportError line, before anything is written."""
+    check_slug(name, what="dataset name", source=source or name[:60], limit=NAME_MAX)
     _check_lengths(payload, source or name)
+    _check_values(payload, source or name)
     existing = Dataset.objects.filter(name=name).first()
     if existing is not None:
         if not replace:
@@ -70,7 +125,7 @@ def dataset_import(
         name=name,
         kind=payload.kind,
         licence=payload.licence,
-        source=payload.source or source,
+        source=payload.source or _fitting(source, SOURCE_MAX),
         description=payload.description,
         import_format=import_format,
         created_by=actor if actor is not None and actor.is_authenticated else None,
@@ -159,16 +214,20 @@ def dataset_import_file(
     dataset_name = name or payload.name
     if not dataset_name:
         raise DatasetImportError(str(path), "no dataset name: give --name")
-    extra = {"project": project_get_or_create(name=project)} if project else None
-    return dataset_import(
-        payload=payload,
-        name=dataset_name,
-        import_format=import_format,
-        replace=replace,
-        actor=actor,
-        source=str(path),
-        extra=extra,
-    )
+    check_slug(dataset_name, what="dataset name", source=str(path), limit=NAME_MAX)
+    if project:
+        check_slug(project, what="project name", source=str(path), limit=PROJECT_MAX)
+    with transaction.atomic():  # a project made for a dataset that is then refused is not kept either
+        extra = {"project": project_get_or_create(name=project)} if project else None
+        return dataset_import(
+            payload=payload,
+            name=dataset_name,
+            import_format=import_format,
+            replace=replace,
+            actor=actor,
+            source=str(path),
+            extra=extra,
+        )
 
 
 def project_get_or_create(*, name: str) -> Project:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
+import math
 import sys
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 from django.core.management.base import CommandError
@@ -11,8 +14,39 @@ from django.core.management.base import CommandError
 from evalplatform.celery import app
 from evalplatform.corpus.models import Dataset
 from evalplatform.runs.models import Run
+from evalplatform.runs.spec import MAX_WHOLE
 
 POLL_S = 1.0
+
+
+def whole_number(low: int = 1, high: int = MAX_WHOLE) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high`` (a limit of 2**63 overflowed the SQL LIMIT)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {low} to {high}, not {text[:30]}")
+        return value
+
+    return parse
+
+
+def finite_number(low: float = 0.0, high: float = math.inf) -> Callable[[str], float]:
+    """An argparse type: a finite number from ``low`` to ``high`` (NaN and the infinities are refused)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value) or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be a finite number from {low:g} to {high:g}, not {text[:30]}")
+        return value
+
+    return parse
 
 
 def dataset_named(name: str | None) -> Dataset:

@@ -6,13 +6,17 @@ The pipeline calls models only through the client made here; no vendor SDK is im
 import json
 import threading
 
+from django.conf import settings
+
 from evalplatform.llm.client import LLMClient
+from evalplatform.llm.errors import ProviderError
 from evalplatform.llm.local_server import ensure_local_server
 from evalplatform.llm.pricing import Budget
 from evalplatform.llm.prompts.base import Constrain
 from evalplatform.llm.providers.base import Provider
 from evalplatform.llm.providers.bedrock import BedrockProvider
 from evalplatform.llm.providers.openai_provider import OpenAIProvider
+from evalplatform.llm.redaction import key_env_allowed
 from evalplatform.llm.retry import RetryPolicy
 from evalplatform.llm.types import LLMResponse, Mode
 from evalplatform.runs.limits import shared_limiter
@@ -54,7 +58,9 @@ _providers_lock = threading.Lock()
 
 def provider_for(endpoint: ModelEndpoint) -> Provider:
     """The backend of an endpoint, built once per process and connection settings (an SDK client loads its TLS
-    certificates and opens its connection pool when it is made: 40 ms of CPU a task when it was made per task)."""
+    certificates and opens its connection pool when it is made: 40 ms of CPU a task when it was made per task). An
+    endpoint whose api_key_env does not look like a key variable (a row written round the model's validation) is
+    refused before anything is read from the environment or sent."""
     key = (
         endpoint.provider,
         endpoint.base_url,
@@ -63,6 +69,11 @@ def provider_for(endpoint: ModelEndpoint) -> Provider:
         endpoint.region,
         endpoint.timeout_s,
     )
+    if not key_env_allowed(endpoint.api_key_env, settings.API_KEY_ENV_ALLOWLIST):
+        raise ProviderError(
+            f"endpoint {endpoint.name}: api_key_env {endpoint.api_key_env!r} does not name a key variable "
+            "(*_API_KEY, *_TOKEN, AWS_* or EVALPLATFORM_API_KEY_ENV_ALLOWLIST); nothing was sent"
+        )
     with _providers_lock:
         provider = _providers.get(key)
         if provider is None:

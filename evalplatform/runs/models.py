@@ -1,15 +1,22 @@
 """Model endpoints, runs and the generations a run produces (one per cell)."""
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import F, Q
 
 from evalplatform.corpus.models import Dataset, Question
+from evalplatform.llm.redaction import key_env_allowed
+from evalplatform.runs.fields import ScrubbedJSONField, ScrubbedTextField
 
 ENV_VAR_NAME = RegexValidator(
     r"^[A-Z_][A-Z0-9_]*$",
     "Give the NAME of an environment variable (e.g. OPENAI_API_KEY), never the key itself.",
+)
+KEY_ENV_REFUSED = (
+    "Name a variable that holds a key: *_API_KEY, *_TOKEN or AWS_*, or one listed in "
+    "EVALPLATFORM_API_KEY_ENV_ALLOWLIST."
 )
 
 
@@ -73,6 +80,13 @@ class ModelEndpoint(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def clean(self) -> None:
+        """The key variable must look like a key (``*_API_KEY``, ``*_TOKEN``, ``AWS_*``) or be allow-listed
+        (EVALPLATFORM_API_KEY_ENV_ALLOWLIST): any other variable (DATABASE_URL...) would be sent as a key."""
+        super().clean()
+        if not key_env_allowed(self.api_key_env, settings.API_KEY_ENV_ALLOWLIST):
+            raise ValidationError({"api_key_env": KEY_ENV_REFUSED})
+
 
 class Run(models.Model):
     class Kind(models.TextChoices):
@@ -99,7 +113,7 @@ class Run(models.Model):
         help_text="models, evaluators, temperatures, conditions, samples per cell, seed, limit, options.",
     )
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
-    status_reason = models.TextField(blank=True, help_text="Why the run failed, stopped or was cancelled.")
+    status_reason = ScrubbedTextField(blank=True, help_text="Why the run failed, stopped or was cancelled.")
     progress_total = models.PositiveIntegerField(default=0, help_text="Units of work planned.")
     progress_done = models.PositiveIntegerField(default=0, help_text="Units of work finished.")
     progress_failed = models.PositiveIntegerField(default=0, help_text="Units of work that failed.")
@@ -176,14 +190,14 @@ class Generation(models.Model):
     condition = models.CharField(max_length=12, choices=Run.Condition.choices)
     prompt_version = models.CharField(max_length=40, blank=True)
     prompt_hash = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the exact prompt sent.")
-    text = models.TextField(blank=True, help_text="The model's answer.")
+    text = ScrubbedTextField(blank=True, help_text="The model's answer.")
     tokens_in = models.PositiveIntegerField(default=0)
     tokens_out = models.PositiveIntegerField(default=0)
     latency_s = models.FloatField(default=0, help_text="Seconds the provider took (0 when served from cache).")
     cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
     cached = models.BooleanField(default=False, help_text="Served from the response cache.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    error = models.TextField(blank=True, help_text="Why it failed, when it did.")
+    error = ScrubbedTextField(blank=True, help_text="Why it failed, when it did.")
     queued_at = models.DateTimeField(
         null=True, blank=True, help_text="When its answer task was last sent to the workers (empty: not yet)."
     )
@@ -212,7 +226,7 @@ class CachedResponse(models.Model):
     key = models.CharField(max_length=64, unique=True, help_text="SHA-256 of what was asked.")
     provider = models.CharField(max_length=200)
     model_id = models.CharField(max_length=200)
-    response = models.JSONField(help_text="The provider's response: text, tokens, latency, raw payload.")
+    response = ScrubbedJSONField(help_text="The provider's response: text, tokens, latency, raw payload.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

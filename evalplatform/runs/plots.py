@@ -3,7 +3,11 @@
 dataset heatmap of a similarity benchmark (paper S, Fig. 3), alpha-sweep curves, temperature trends and a
 knowledge graph.
 
-Every function takes plain data and returns an SVG document as text; nothing here touches the database."""
+Every function takes plain data and returns an SVG document as text; nothing here touches the database. Labels
+come from data (model names, triplet labels an LLM extracted) and pass through ``literal`` before matplotlib sees
+them, so that none is read as mathtext: ``$x^{$`` cannot crash a page and ``$5 and $6`` shows its dollars. (An
+escape on each label rather than ``rcParams["text.parse_math"]``: rcParams are global, and pages draw in
+several threads at once.)"""
 
 import io
 import math
@@ -21,6 +25,12 @@ SVG_RC: dict[str, Any] = {"svg.fonttype": "none", "svg.hashsalt": "evalplatform"
 ALPHA_METHOD = re.compile(r"^(?P<base>[\w.-]+)@alpha=(?P<alpha>[0-9.]+)$")
 
 
+def literal(text: object) -> str:
+    """``text`` as matplotlib must be given it to draw it as it is: every dollar escaped. Matplotlib reads a text
+    with unescaped dollars as mathtext, and draws ``\\$`` as ``$`` in a text without math."""
+    return str(text).replace("$", r"\$")
+
+
 def _svg(fig: Figure) -> str:
     buffer = io.StringIO()
     with matplotlib.rc_context(SVG_RC):  # type: ignore[arg-type]
@@ -33,7 +43,7 @@ def _empty(message: str) -> str:
     fig = Figure(figsize=(4, 1.2))
     ax = fig.add_subplot()
     ax.axis("off")
-    ax.text(0.5, 0.5, message, ha="center", va="center")
+    ax.text(0.5, 0.5, literal(message), ha="center", va="center")
     return _svg(fig)
 
 
@@ -58,9 +68,9 @@ def correlation_scatter_svg(
         ax.scatter(xs, ys, s=14, color="#1f77b4")
         ax.set_xlim(-0.02, 1.02)
         ax.set_ylim(-0.02, 1.02)
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
-        ax.set_title(f"{label}  r = {'n/a' if r is None else f'{r:.2f}'}")
+        ax.set_xlabel(literal(xlabel))
+        ax.set_ylabel(literal(ylabel))
+        ax.set_title(literal(f"{label}  r = {'n/a' if r is None else f'{r:.2f}'}"))
         ax.grid(alpha=0.3)
     fig.tight_layout()
     return _svg(fig)
@@ -77,13 +87,13 @@ def heatmap_svg(values: Mapping[tuple[str, str], float | None], metric: str) -> 
     fig = Figure(figsize=(1.2 + 1.1 * len(datasets), 0.8 + 0.35 * len(methods)))
     ax = fig.add_subplot()
     image = ax.imshow(data, cmap="viridis", vmin=0.0, vmax=1.0, aspect="auto")
-    ax.set_xticks(range(len(datasets)), datasets, rotation=30, ha="right")
-    ax.set_yticks(range(len(methods)), methods)
+    ax.set_xticks(range(len(datasets)), [literal(d) for d in datasets], rotation=30, ha="right")
+    ax.set_yticks(range(len(methods)), [literal(m) for m in methods])
     for i, row in enumerate(grid):
         for j, value in enumerate(row):
             if value is not None:
                 ax.text(j, i, f"{value:.2f}", ha="center", va="center", color="white" if value < 0.6 else "black")
-    ax.set_title(metric)
+    ax.set_title(literal(metric))
     fig.colorbar(image, ax=ax, shrink=0.8)
     return _svg(fig)
 
@@ -106,10 +116,10 @@ def line_chart_svg(curves: Mapping[str, Sequence[tuple[float, float]]], *, xlabe
     ax = fig.add_subplot()
     for label, points in curves.items():
         if points:
-            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
+            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=literal(label))
+    ax.set_xlabel(literal(xlabel))
+    ax.set_ylabel(literal(ylabel))
+    ax.set_title(literal(title))
     ax.set_ylim(-0.02, 1.02)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
@@ -130,13 +140,13 @@ def graph_svg(triplets: Sequence[tuple[str, str, str]], title: str) -> str:
     fig = Figure(figsize=(4.2, 3.2))
     ax = fig.add_subplot()
     ax.axis("off")
-    ax.set_title(title)
+    ax.set_title(literal(title))
     for head, tail, data in graph.edges(data=True):
         (x1, y1), (x2, y2) = positions[head], positions[tail]
         ax.annotate("", xy=(x2, y2), xytext=(x1, y1), arrowprops={"arrowstyle": "->", "color": "#777", "shrinkB": 12})
-        ax.text((x1 + x2) / 2, (y1 + y2) / 2, data["label"], fontsize=7, color="#a33", ha="center")
+        ax.text((x1 + x2) / 2, (y1 + y2) / 2, literal(data["label"]), fontsize=7, color="#a33", ha="center")
     for node, (x, y) in positions.items():
-        ax.text(x, y, node, fontsize=8, ha="center", va="center", bbox={"boxstyle": "round", "fc": "#e8f0f8"})
+        ax.text(x, y, literal(node), fontsize=8, ha="center", va="center", bbox={"boxstyle": "round", "fc": "#e8f0f8"})
     xs = [p[0] for p in positions.values()]
     ys = [p[1] for p in positions.values()]
     ax.set_xlim(min(xs) - 0.4, max(xs) + 0.4)

@@ -2,12 +2,14 @@
 researcher never reaches a run of a dataset outside their projects, and annotators reach none; the others serve
 the launch and the tasks."""
 
+from django.conf import settings
 from django.db.models import F, Q, QuerySet
 
 from evalplatform.corpus.models import Dataset, Question
 from evalplatform.corpus.selectors import datasets_visible_to
+from evalplatform.llm.redaction import key_env_allowed
 from evalplatform.roles import AnyUser, is_admin, is_researcher
-from evalplatform.runs.models import Generation, ModelEndpoint, Run, StageProgress
+from evalplatform.runs.models import KEY_ENV_REFUSED, Generation, ModelEndpoint, Run, StageProgress
 from evalplatform.runs.spec import RunSpec, SpecError
 
 
@@ -47,11 +49,15 @@ def endpoints_for_launch(user: AnyUser) -> QuerySet[ModelEndpoint]:
 
 
 def endpoints_named(names: list[str], field_name: str) -> list[ModelEndpoint]:
-    """The active endpoints of these names, in the order given; ``SpecError`` on the spec field for a missing one."""
+    """The active endpoints of these names, in the order given; ``SpecError`` on the spec field for a missing one,
+    or one whose api_key_env does not name a key variable (a row written round ModelEndpoint.clean)."""
     found = {e.name: e for e in ModelEndpoint.objects.filter(name__in=names, is_active=True)}
     missing = [n for n in names if n not in found]
     if missing:
         raise SpecError(field_name, f"no active model endpoint named '{missing[0]}'")
+    for endpoint in found.values():
+        if not key_env_allowed(endpoint.api_key_env, settings.API_KEY_ENV_ALLOWLIST):
+            raise SpecError(field_name, f"endpoint '{endpoint.name}': {KEY_ENV_REFUSED}")
     return [found[n] for n in names]
 
 

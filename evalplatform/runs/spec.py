@@ -1,5 +1,6 @@
 """What a run is asked to do, validated: a run's ``spec`` JSON is always written through RunSpec."""
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -20,6 +21,9 @@ JUDGE_PROMPT_SETS = ("1", "2", "authors")
 DEFAULT_JUDGE_PROMPTS = "2"
 # 0.2 / 0.9 / 50: the candidates' sampling in "Context Is King" (section 4).
 PAPER_TEMPERATURE = 0.2
+# The largest count (limit, per_context) and seed a spec takes: a 32-bit signed integer, which every database and
+# provider holds (a limit of 2**63 overflowed the SQL LIMIT and answered 500).
+MAX_WHOLE = 2**31 - 1
 
 
 class SpecError(ValueError):
@@ -40,6 +44,29 @@ def _names(data: dict[str, Any], key: str, *, required: bool) -> list[str]:
         raise SpecError(key, "must name at least one")
     if len(set(value)) != len(value):
         raise SpecError(key, "names one twice")
+    return value
+
+
+def _temperature(value: Any) -> float:
+    """One temperature: a finite number (a word, a bool, NaN or an infinity is refused)."""
+    if isinstance(value, bool):
+        raise SpecError("temperatures", "must be numbers")
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise SpecError("temperatures", "must be numbers") from None
+    if not math.isfinite(number):
+        raise SpecError("temperatures", f"must be finite numbers, not {value!r}")
+    return number
+
+
+def _count(data: dict[str, Any], key: str) -> int | None:
+    """An optional positive whole number of at most MAX_WHOLE."""
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_WHOLE:
+        raise SpecError(key, f"must be a whole number from 1 to {MAX_WHOLE}")
     return value
 
 
@@ -76,10 +103,9 @@ class RunSpec:
         temperatures = data.get("temperatures", [PAPER_TEMPERATURE])
         if isinstance(temperatures, str):
             temperatures = [t for t in temperatures.split(",") if t.strip()]
-        try:
-            temps = [float(t) for t in temperatures]
-        except (TypeError, ValueError):
-            raise SpecError("temperatures", "must be numbers") from None
+        if not isinstance(temperatures, list | tuple):
+            raise SpecError("temperatures", "must be a list of numbers")
+        temps = [_temperature(t) for t in temperatures]
         if not temps or any(t < 0 or t > 2 for t in temps) or len(set(temps)) != len(temps):
             raise SpecError("temperatures", "must be distinct numbers between 0 and 2")
         conditions = _names(data, "conditions", required=False) or ["divergent"]
@@ -90,16 +116,10 @@ class RunSpec:
         if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= 100:
             raise SpecError("samples", "must be a whole number from 1 to 100")
         seed = data.get("seed", 0)
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise SpecError("seed", "must be a whole number")
-        limit = data.get("limit")
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-            raise SpecError("limit", "must be a positive whole number")
-        per_context = data.get("per_context")
-        if per_context is not None and (
-            isinstance(per_context, bool) or not isinstance(per_context, int) or per_context < 1
-        ):
-            raise SpecError("per_context", "must be a positive whole number")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_WHOLE:
+            raise SpecError("seed", f"must be a whole number from 0 to {MAX_WHOLE}")
+        limit = _count(data, "limit")
+        per_context = _count(data, "per_context")
         kg = data.get("kg")
         if kg is not None and not isinstance(kg, dict):
             raise SpecError("kg", "must be an object of knowledge-graph options")

@@ -15,6 +15,7 @@ from django.db.models import Max
 
 from evalplatform.audit.services import audit_record
 from evalplatform.corpus.models import Alteration, Context, Dataset
+from evalplatform.corpus.services import NAME_MAX, check_slug
 from evalplatform.llm.client import LLMClient
 from evalplatform.llm.errors import UnparseableOutput
 from evalplatform.llm.prompts.base import PromptTemplate
@@ -111,7 +112,9 @@ def contexts_fabricate(
 ) -> tuple[Dataset, AuthoringReport]:
     """Make (or complete) a dkd dataset whose contexts are divergent rewrites of ``source``'s texts: each keeps
     the real text as ``source_text`` and the generator's list of alterations. Contexts already fabricated are
-    skipped, so a second call continues where the first stopped."""
+    skipped, so a second call continues where the first stopped. The new dataset's name must be a slug, as an
+    imported one's (``DatasetImportError`` otherwise)."""
+    check_slug(target_name, what="dataset name", source="--into", limit=NAME_MAX)
     client = client_for(generator)
     report = AuthoringReport()
     target, _ = Dataset.objects.get_or_create(

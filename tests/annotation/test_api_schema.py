@@ -21,6 +21,7 @@ OPERATIONS = [
     ("/api/annotation/tau/{id}/submit/", "post", "201"),
     ("/api/annotation/consensus/{id}/", "get", "200"),
     ("/api/annotation/consensus/{id}/decide/", "post", "201"),
+    ("/api/annotation/consensus/{id}/reopen/", "post", "200"),
 ]
 
 
@@ -105,6 +106,12 @@ def test_real_answers_carry_exactly_the_documented_fields(world: Any, schema: di
 
     researcher = Client()
     researcher.force_login(world.admin)
+    # Both agreed, so the rule decided: final until a reviewer reopens it.
+    reopened = researcher.post(
+        reverse("annotation:api-consensus-reopen", args=[second["item"]]), {"reason": "recheck"}, "application/json"
+    )
+    assert reopened.status_code == 200, reopened.content
+    assert set(reopened.json()) == documented("/api/annotation/consensus/{id}/reopen/", "post", "200")
     decided = researcher.post(
         reverse("annotation:api-consensus-decide", args=[second["item"]]),
         {"decision": "validated", "ground_truth": "Lyon, 1901"},

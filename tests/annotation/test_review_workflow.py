@@ -13,6 +13,7 @@ from annotation.services import (
     AnnotationError,
     annotation_queue_questions,
     consensus_decide,
+    consensus_reopen,
     review_next,
     review_submit,
 )
@@ -107,6 +108,9 @@ def test_consensus_disagreement_waits_for_a_versioned_manual_decision(world) -> 
     with pytest.raises(AnnotationError):
         consensus_decide(item=item, actor=world.outsider, decision="validated", ground_truth="x")
     first = consensus_decide(item=item, actor=world.other, decision="validated", ground_truth="Built in 1889.")
+    with pytest.raises(AnnotationError, match="decided"):  # final until a researcher reopens it
+        consensus_decide(item=item, actor=world.researcher, decision="rejected")
+    consensus_reopen(item=item, actor=world.researcher, reason="the second review was right")
     second = consensus_decide(item=item, actor=world.researcher, decision="rejected")
     assert (first.version, second.version) == (1, 2)
     question = Question.objects.get(pk=item.question_id)

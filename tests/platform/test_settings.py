@@ -1,10 +1,13 @@
 """Settings come from the environment and fail closed with DEBUG off."""
 
 import os
+import secrets
 import subprocess
 import sys
 
 from tests.conftest import REPO
+
+STRONG_KEY = secrets.token_urlsafe(50)
 
 CHECK = (
     "import django; django.setup(); from django.conf import settings; print(settings.DATABASES['default']['ENGINE'])"
@@ -20,11 +23,11 @@ def _start(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 def test_debug_off_refuses_the_default_secret_key() -> None:
     result = _start({"DEBUG": "0"})
     assert result.returncode != 0
-    assert "SECRET_KEY is the development default" in result.stderr
+    assert "SECRET_KEY is a published key" in result.stderr
 
 
 def test_debug_off_refuses_a_wildcard_host() -> None:
-    result = _start({"DEBUG": "0", "SECRET_KEY": "k" * 40, "ALLOWED_HOSTS": "example.org,*"})
+    result = _start({"DEBUG": "0", "SECRET_KEY": STRONG_KEY, "ALLOWED_HOSTS": "example.org,*"})
     assert result.returncode != 0
     assert "ALLOWED_HOSTS contains '*'" in result.stderr
 
@@ -36,7 +39,7 @@ def test_debug_on_starts_on_the_embedded_sqlite_default() -> None:
 
 
 def test_database_url_selects_postgresql() -> None:
-    result = _start({"DEBUG": "0", "SECRET_KEY": "k" * 40, "DATABASE_URL": "postgres://u@db:5432/x"})
+    result = _start({"DEBUG": "0", "SECRET_KEY": STRONG_KEY, "DATABASE_URL": "postgres://u@db:5432/x"})
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "django.db.backends.postgresql"
 

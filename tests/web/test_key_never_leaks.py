@@ -17,7 +17,7 @@ from tests.web.conftest import World, client_for, make_world
 from tests.web.test_matrix import api_cases, page_cases
 
 KEY = "sk-planted-9f8e7d6c5b4a3210-do-not-print"
-KEY_ENV = "EVALPLATFORM_TEST_PLANTED_KEY"
+KEY_ENV = "EVALPLATFORM_TEST_PLANTED_API_KEY"
 
 
 def content_of(response: Any) -> str:

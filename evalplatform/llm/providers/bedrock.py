@@ -6,16 +6,20 @@ Bedrock model-parameter pages (``TOP_K_FIELD`` below). Families not listed there
 (Meta Llama on Bedrock accepts only temperature, top_p and max_gen_len), so the value is dropped for
 them and a debug line says so; it still counts in the cache key because it is part of the request.
 Converse has no seed and no grammar; a JSON schema is not sent (judge outputs are parsed strictly and
-repaired once instead). Throttling, 5xx and model timeouts map to ``TransientProviderError``.
+repaired once instead). Throttling, 5xx and model timeouts map to ``TransientProviderError``. The AWS secrets of
+the environment (``AWS_SECRET_ACCESS_KEY``, ``AWS_SESSION_TOKEN``, ``AWS_BEARER_TOKEN_BEDROCK``...) are scrubbed
+from every error message and raw response it makes, raised without botocore's exception chained.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import time
 from typing import Any
 
 from evalplatform.llm.errors import ProviderError, TransientProviderError
+from evalplatform.llm.redaction import environment_secrets, redact, redact_json
 from evalplatform.llm.types import LLMRequest, LLMResponse
 
 log = logging.getLogger(__name__)
@@ -143,25 +147,34 @@ class BedrockProvider:
             error = exc.response.get("Error", {})
             code = str(error.get("Code", ""))
             status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) or 0)
-            message = f"{self.name}: {code}: {error.get('Message', '')}"
+            message = self._scrub(f"{code}: {error.get('Message', '')}")
             if code in TRANSIENT_CODES or status >= 500 or status == 429:
-                raise TransientProviderError(message) from exc
-            raise ProviderError(message) from exc
+                raise TransientProviderError(message) from None
+            raise ProviderError(message) from None
         except (ReadTimeoutError, ConnectTimeoutError, BotoConnectionError) as exc:
-            raise TransientProviderError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
+            raise TransientProviderError(self._scrub(f"{type(exc).__name__}: {exc}")) from None
         except BotoCoreError as exc:
-            raise ProviderError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
+            raise ProviderError(self._scrub(f"{type(exc).__name__}: {exc}")) from None
         latency = time.perf_counter() - started
         content = result.get("output", {}).get("message", {}).get("content", [])
         text = "".join(block.get("text", "") for block in content if isinstance(block, dict))
         usage = result.get("usage", {})
         metrics = result.get("metrics", {})
-        raw = {key: value for key, value in result.items() if key != "ResponseMetadata"}
+        secrets = _aws_secrets()
+        raw = redact_json({key: value for key, value in result.items() if key != "ResponseMetadata"}, secrets)
         return LLMResponse(
-            text=text,
+            text=redact(text, secrets),
             finish_reason=result.get("stopReason"),
             input_tokens=int(usage.get("inputTokens", 0)),
             output_tokens=int(usage.get("outputTokens", 0)),
             latency_s=float(metrics["latencyMs"]) / 1000.0 if "latencyMs" in metrics else latency,
             raw=raw,
         )
+
+    def _scrub(self, message: str) -> str:
+        return redact(f"{self.name}: {message}", _aws_secrets())
+
+
+def _aws_secrets() -> list[str]:
+    """The AWS secrets of the environment (read at each use, never kept on the provider)."""
+    return environment_secrets({name: value for name, value in os.environ.items() if name.startswith("AWS_")})

@@ -1,7 +1,8 @@
 """OpenAI and any OpenAI-compatible server (llama.cpp, vLLM, Ollama) through the official SDK.
 
 The API key is read from the environment variable *named* in the configuration and handed to the SDK
-client; this object keeps only the variable's name, and its ``repr`` shows no secret.
+client; its ``repr`` shows only the variable's name, and the key is scrubbed from every error message and raw
+response this provider makes (a server may echo it), which are raised without the SDK's exception chained.
 
 ``dialect`` says which extensions the server understands, since OpenAI itself rejects unknown fields:
 - ``openai``: no top_k, no grammar; ``json_schema`` becomes ``response_format`` (chat only).
@@ -19,6 +20,7 @@ from typing import Any, Literal
 import openai
 
 from evalplatform.llm.errors import ProviderError, TransientProviderError
+from evalplatform.llm.redaction import redact, redact_json
 from evalplatform.llm.types import LLMRequest, LLMResponse
 
 Dialect = Literal["openai", "llamacpp", "vllm"]
@@ -123,18 +125,19 @@ class OpenAIProvider:
                 usage = comp.usage
                 raw = comp.model_dump(mode="json")
         except openai.APIConnectionError as exc:  # includes APITimeoutError
-            raise TransientProviderError(f"{self.name}: {type(exc).__name__}: {exc.message}") from exc
+            raise TransientProviderError(self._scrub(f"{type(exc).__name__}: {exc.message}")) from None
         except openai.RateLimitError as exc:
-            raise TransientProviderError(f"{self.name}: rate limited (429)", retry_after_s=_retry_after(exc)) from exc
+            raise TransientProviderError(self._scrub("rate limited (429)"), retry_after_s=_retry_after(exc)) from None
         except openai.APIStatusError as exc:
             if exc.status_code >= 500:
-                raise TransientProviderError(f"{self.name}: server error {exc.status_code}") from exc
-            raise ProviderError(f"{self.name}: HTTP {exc.status_code}: {exc.message}") from exc
+                raise TransientProviderError(self._scrub(f"server error {exc.status_code}")) from None
+            raise ProviderError(self._scrub(f"HTTP {exc.status_code}: {exc.message}")) from None
         except openai.OpenAIError as exc:
-            raise ProviderError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
+            raise ProviderError(self._scrub(f"{type(exc).__name__}: {exc}")) from None
         except (AttributeError, IndexError, TypeError, ValueError) as exc:
             # A 200 whose body is not a completion (garbage from the server): permanent, not retried.
-            raise ProviderError(f"{self.name}: malformed response: {exc}") from exc
+            raise ProviderError(self._scrub(f"malformed response: {exc}")) from None
+        text, raw = redact(text, self._secrets()), redact_json(raw, self._secrets())
         return LLMResponse(
             text=text,
             finish_reason=finish,
@@ -143,6 +146,16 @@ class OpenAIProvider:
             latency_s=latency,
             raw=raw,
         )
+
+    def _secrets(self) -> tuple[str, ...]:
+        """The key, read back from the SDK client (kept nowhere else, so that ``vars`` of this object shows it
+        not)."""
+        key = str(self._client.api_key or "")
+        return () if key == NO_KEY else (key,)
+
+    def _scrub(self, message: str) -> str:
+        """The error message, prefixed with this provider's name, with its key replaced wherever it appears."""
+        return redact(f"{self.name}: {message}", self._secrets())
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:

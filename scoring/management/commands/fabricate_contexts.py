@@ -5,6 +5,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evalplatform.corpus.models import Dataset
+from evalplatform.corpus.records import DatasetImportError
+from evalplatform.runs.cli import whole_number
 from evalplatform.runs.models import ModelEndpoint
 from scoring.cdke.fabricate import DEFAULT_ALTERATIONS, contexts_fabricate
 
@@ -16,21 +18,24 @@ class Command(BaseCommand):
         parser.add_argument("--from", dest="source", required=True)
         parser.add_argument("--into", required=True)
         parser.add_argument("--generator", required=True)
-        parser.add_argument("--alterations", type=int, default=DEFAULT_ALTERATIONS)
-        parser.add_argument("--limit", type=int)
+        parser.add_argument("--alterations", type=whole_number(1, 100), default=DEFAULT_ALTERATIONS)
+        parser.add_argument("--limit", type=whole_number())
 
     def handle(self, *args: Any, **options: Any) -> None:
         source = Dataset.objects.filter(name=options["source"]).first()
         generator = ModelEndpoint.objects.filter(name=options["generator"], is_active=True).first()
         if source is None or generator is None:
             raise CommandError("unknown dataset or generator endpoint")
-        target, report = contexts_fabricate(
-            source=source,
-            target_name=options["into"],
-            generator=generator,
-            n_alterations=options["alterations"],
-            limit=options["limit"],
-        )
+        try:
+            target, report = contexts_fabricate(
+                source=source,
+                target_name=options["into"],
+                generator=generator,
+                n_alterations=options["alterations"],
+                limit=options["limit"],
+            )
+        except DatasetImportError as exc:
+            raise CommandError(str(exc)) from None
         self.stdout.write(
             f"{target.name}: {report.created} contexts fabricated, {len(report.unparseable)} refused "
             "(unparseable, or not bearing out their alterations, after one repair; kept for review on its page)"

@@ -5,6 +5,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evalplatform.corpus.models import Dataset
+from evalplatform.runs.cli import whole_number
 from evalplatform.runs.models import ModelEndpoint
 from scoring.cdke.questions import DEFAULT_QUESTIONS, questions_generate
 
@@ -15,8 +16,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True)
         parser.add_argument("--generator", required=True)
-        parser.add_argument("--per-context", type=int, default=DEFAULT_QUESTIONS)
-        parser.add_argument("--limit", type=int, help="Only the first N contexts without questions.")
+        parser.add_argument("--per-context", type=whole_number(1, 100), default=DEFAULT_QUESTIONS)
+        parser.add_argument("--limit", type=whole_number(), help="Only the first N contexts without questions.")
 
     def handle(self, *args: Any, **options: Any) -> None:
         dataset = Dataset.objects.filter(name=options["dataset"]).first()

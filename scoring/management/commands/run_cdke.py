@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evalplatform.runs.cli import dataset_named, follow_run, run_inline
+from evalplatform.runs.cli import dataset_named, finite_number, follow_run, run_inline
 from evalplatform.runs.launch import run_launch
 from evalplatform.runs.models import Run
 from evalplatform.runs.services import run_estimate
@@ -68,7 +68,9 @@ class Command(BaseCommand):
         )
         parser.add_argument("--sync", action="store_true", help="Run inline instead of through the workers.")
         parser.add_argument("--json", type=Path, help="Write the results as JSON to this file.")
-        parser.add_argument("--timeout", type=float, default=24 * 3600, help="Seconds to wait for the workers.")
+        parser.add_argument(
+            "--timeout", type=finite_number(), default=24 * 3600, help="Seconds to wait for the workers."
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         dataset = dataset_named(options["dataset"])
@@ -93,6 +95,8 @@ class Command(BaseCommand):
             budget = Decimal(options["budget"]) if options["budget"] else None
         except InvalidOperation:
             raise CommandError(f"--budget {options['budget']!r} is not an amount in USD") from None
+        if budget is not None and (not budget.is_finite() or budget < 0):
+            raise CommandError(f"--budget {options['budget']!r} is not an amount in USD (a finite number from 0)")
         try:
             parsed = RunSpec.from_dict(spec)
             estimate = run_estimate(dataset=dataset, spec=parsed)

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evalplatform.runs.cli import dataset_named, follow_run, run_inline
+from evalplatform.runs.cli import dataset_named, finite_number, follow_run, run_inline, whole_number
 from evalplatform.runs.launch import run_launch
 from evalplatform.runs.models import Run
 from evalplatform.runs.spec import SpecError
@@ -31,15 +31,17 @@ class Command(BaseCommand):
         parser.add_argument("--models", default="local", help="Comma-separated endpoint names.")
         parser.add_argument("--temperatures", default="0.0,0.3,0.7,1.0", help="The paper's sweep by default.")
         parser.add_argument("--conditions", default="divergent")
-        parser.add_argument("--limit", type=int, help="Ask only the first N questions.")
+        parser.add_argument("--limit", type=whole_number(), help="Ask only the first N questions.")
         parser.add_argument("--extractor", default="dependency", help="dependency, llm:ENDPOINT or imported.")
         parser.add_argument("--variants", default=DEFAULT_VARIANT, help="Comma-separated S3KG variants.")
         parser.add_argument("--encoder", default=None, help="Sentence-transformers model directory.")
-        parser.add_argument("--alpha", type=float, default=0.5)
+        parser.add_argument("--alpha", type=finite_number(0.0, 1.0), default=0.5)
         parser.add_argument("--no-cache", action="store_true", help="Bypass the response cache.")
         parser.add_argument("--sync", action="store_true", help="Run inline instead of through the workers.")
         parser.add_argument("--json", type=Path, help="Write the result rows as JSON to this file.")
-        parser.add_argument("--timeout", type=float, default=24 * 3600, help="Seconds to wait for the workers.")
+        parser.add_argument(
+            "--timeout", type=finite_number(), default=24 * 3600, help="Seconds to wait for the workers."
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:

@@ -16,6 +16,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from evalplatform.corpus.models import Dataset
 from evalplatform.corpus.records import DatasetImportError
 from evalplatform.corpus.services import dataset_import_file
+from evalplatform.runs.cli import finite_number
 from evalplatform.runs.models import Generation
 from evalplatform.runs.services import run_reconcile_progress
 from evalplatform.runs.spec import SpecError
@@ -42,7 +43,7 @@ class Command(BaseCommand):
             choices=sorted(VARIANTS),
             help=f"S3KG variant (repeatable); {DEFAULT_VARIANT} by default.",
         )
-        parser.add_argument("--alpha", type=float, default=0.5)
+        parser.add_argument("--alpha", type=finite_number(0.0, 1.0), default=0.5)
         parser.add_argument("--json", type=Path, help="Write the rows as JSON to this file.")
 
     def handle(self, *args: Any, **options: Any) -> None:

@@ -4,6 +4,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import DatabaseError
 
 from evalplatform.corpus.importers import FORMATS
 from evalplatform.corpus.models import Dataset
@@ -45,6 +46,9 @@ class Command(BaseCommand):
             )
         except DatasetImportError as exc:
             raise CommandError(str(exc)) from None
+        except DatabaseError as exc:  # what validation did not foresee: still one line, and nothing written
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise CommandError(f"{options['file']}: the database refused the import: {reason}") from None
         counts = dataset_counts(dataset)
         self.stdout.write(
             f"imported dataset '{dataset.name}' ({dataset.kind}): {counts['contexts']} contexts, "

@@ -4,14 +4,15 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from evalplatform.corpus.selectors import dataset_list_with_counts
+from evalplatform.corpus.models import Dataset
+from evalplatform.corpus.selectors import datasets_with_counts
 
 
 class Command(BaseCommand):
     help = "List the datasets with their counts of contexts, questions and pairs."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        datasets = dataset_list_with_counts()
+        datasets = datasets_with_counts(Dataset.objects.all())  # the operator's command: every dataset
         if not datasets:
             self.stdout.write("no datasets")
         for row in datasets:
