@@ -62,6 +62,10 @@ def test_random_keys_and_passphrases_pass(key: str) -> None:
     assert secret_key_problem(key) is None
 
 
+# The services built from this repository, which all read the secret key.
+APP_SERVICES = ("web", "worker-llm", "worker", "beat")
+
+
 def _env_file_value(path: Path, name: str) -> str | None:
     for line in path.read_text().splitlines():
         if line.startswith(f"{name}="):
@@ -72,7 +76,7 @@ def _env_file_value(path: Path, name: str) -> str | None:
 def test_env_example_holds_no_key_and_compose_requires_one_with_a_way_to_make_it() -> None:
     assert _env_file_value(REPO / ".env.example", "SECRET_KEY") == ""
     compose = yaml.safe_load((REPO / "docker-compose.yml").read_text())
-    for service in ("web", "worker"):
+    for service in APP_SERVICES:
         value = compose["services"][service]["environment"]["SECRET_KEY"]
         assert re.fullmatch(r"\$\{SECRET_KEY:\?.*secrets\.token_urlsafe\(50\).*\}", value), value
 
@@ -100,4 +104,4 @@ def test_docker_compose_refuses_the_example_env_and_says_how_to_generate_a_key(t
     (tmp_path / ".env").write_text(dotenv)
     accepted = subprocess.run([*command, "config"], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert accepted.returncode == 0, accepted.stderr
-    assert accepted.stdout.count(key) == 2  # web and worker
+    assert accepted.stdout.count(key) == len(APP_SERVICES)
