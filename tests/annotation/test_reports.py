@@ -1,6 +1,7 @@
 """Judge calibration (seeded sample, labels, per-evaluator report) and the TAU Table 2 report."""
 
 import pytest
+from django.urls import reverse
 
 from annotation.models import CalibrationItem
 from annotation.reports import KEA_METHOD, TAU_METHOD, calibration_report, tau_report
@@ -111,3 +112,11 @@ def test_tau_report_scores_kea_and_tau_against_the_majority(world) -> None:
     rows = dict(report.rows)
     assert rows[KEA_METHOD].micro_f1 == pytest.approx(2 / 3)
     assert rows[TAU_METHOD].macro_f1 == pytest.approx(1.0)
+
+
+def test_the_tau_agreement_page_sets_the_papers_table_2_beside_ours(world, client) -> None:
+    client.force_login(world.researcher)
+    empty = client.get(reverse("annotation:tau-agreement")).content.decode()
+    assert "No complete TAU item yet." in empty
+    assert "paper S, Table 2: TAU" in empty and "0.895" in empty and "0.782" in empty  # micro and macro F1
+    assert "paper S, Table 2: KEA" in empty and "0.836" in empty and "0.622" in empty
