@@ -5,9 +5,8 @@ variants at alpha 0.5 and over the alpha sweep 0.0..1.0, ROUGE-1, MiniLM cosine)
 (``scoring.bench``), no stored run. It also counts the sentences whose graph is only the fallback triplet and
 the pairs with an empty graph on either side.
 
-alpha convention: ``s3kg_many(alpha=a)`` as ``scoring/s3kg.py`` defines it in this checkout (for the paper's
-variants ``(1 - a) S_WL + a S_SBERT``, the text's Eq. 2; for ``s3kg_reference`` a multiplies WL, the authors'
-code). The printed best alpha is in that convention.
+alpha convention: ``s3kg_many(alpha=a)`` as ``scoring/s3kg.py`` defines it: ``a S_WL + (1 - a) S_SBERT`` in
+every variant (the authors' code and sweeps; docs/s3kg.md). The printed best alpha is in that convention.
 
 Usage: python benchmarks/bench_extractor_pairs.py FILE.jsonl [FILE.jsonl ...] [--json OUT.json] [--limit N]
        [--variants s3kg_directed,s3kg_reference]
