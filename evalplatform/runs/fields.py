@@ -14,6 +14,14 @@ from django.db import models
 
 from evalplatform.llm.redaction import environment_secrets, redact, redact_json
 
+# The longest error text kept with a cell or a score.
+ERROR_LIMIT = 2000
+
+
+def stored_error(text: str, limit: int = ERROR_LIMIT) -> str:
+    """An error message as stored: scrubbed first, then cut, so a secret across the cut leaves no prefix behind."""
+    return redact(text, stored_secrets())[:limit]
+
 
 def stored_secrets() -> list[str]:
     """The values of the environment's secret variables, and of the allow-listed key variables."""

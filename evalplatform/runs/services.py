@@ -23,6 +23,7 @@ from evalplatform.corpus.models import Dataset, Question
 from evalplatform.llm.pricing import Budget, CostEstimate
 from evalplatform.roles import AnyUser
 from evalplatform.runs import selectors
+from evalplatform.runs.fields import stored_error
 from evalplatform.runs.models import Generation, ModelEndpoint, Run, StageProgress
 from evalplatform.runs.signals import run_finished
 from evalplatform.runs.spec import RunSpec, SpecError
@@ -138,7 +139,7 @@ def generation_mark_failed(*, generation_id: int, error: str) -> bool:
         if generation is None:
             return False
         updated = Generation.objects.filter(pk=generation_id, status=Generation.Status.PENDING).update(
-            status=Generation.Status.FAILED, error=error[:2000]
+            status=Generation.Status.FAILED, error=stored_error(error)
         )
         if updated:
             run_count_failed_cell(run_id=generation.run_id)

@@ -16,6 +16,7 @@ from evalplatform.llm.client import LLMClient
 from evalplatform.llm.errors import ProviderError
 from evalplatform.llm.types import LLMRequest
 from evalplatform.runs.clients import mode_for
+from evalplatform.runs.fields import stored_error
 from evalplatform.runs.models import Generation, ModelEndpoint
 from evalplatform.runs.services import run_add_cost, run_count, run_count_failed_cell
 from evalplatform.runs.spec import RunSpec
@@ -69,7 +70,7 @@ def generation_answer(*, generation: Generation, client: LLMClient, spec: RunSpe
         with transaction.atomic():
             failed = pending.update(
                 status=Generation.Status.FAILED,
-                error=str(exc)[:2000],
+                error=stored_error(str(exc)),
                 prompt_hash=prompt_hash,
                 prompt_version=template.version_tag,
             )

@@ -16,6 +16,7 @@ from evalplatform.llm.errors import ProviderError, TransientProviderError, Unpar
 from evalplatform.llm.prompts.base import PromptTemplate
 from evalplatform.llm.structured import StructuredOutcome, structured_call
 from evalplatform.runs.clients import constraint_for, mode_for
+from evalplatform.runs.fields import stored_error
 from evalplatform.runs.models import Generation, ModelEndpoint
 from evalplatform.runs.services import run_count
 from scoring.cdke.answer import context_shown
@@ -338,7 +339,7 @@ def generation_score(
         try:
             error = error_type(judge, generation)
         except (ProviderError, TransientProviderError) as exc:
-            error = ErrorTypeResult("", ScoreStatus.FAILED, str(exc)[:2000], "")
+            error = ErrorTypeResult("", ScoreStatus.FAILED, stored_error(str(exc)), "")
     scores_store(
         generation=generation,
         evaluator=judge.evaluator,

@@ -240,3 +240,16 @@ def test_a_row_written_round_the_validation_is_never_called(
     with pytest.raises(ProviderError, match="does not name a key variable"):
         provider_for(sneaky)
     assert echo.requests == 0 and not Run.objects.filter(spec__models=["sneaky"]).exists()
+
+
+@pytest.mark.django_db
+def test_an_error_is_scrubbed_before_it_is_cut(monkeypatch: pytest.MonkeyPatch, world: World) -> None:
+    """A key straddling the 2000th character: cut first, its prefix would escape the scrub."""
+    from evalplatform.runs.services import generation_mark_failed
+
+    monkeypatch.setenv(KEY_ENV, KEY)
+    generation = world.generations[0]
+    Generation.objects.filter(pk=generation.pk).update(status=Generation.Status.PENDING)
+    assert generation_mark_failed(generation_id=generation.pk, error="x" * 1990 + KEY)
+    stored = Generation.objects.values_list("error", flat=True).get(pk=generation.pk)
+    assert KEY[:10] not in stored and stored.startswith("x" * 1990)
