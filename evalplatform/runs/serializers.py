@@ -28,6 +28,9 @@ class EndpointSerializer(serializers.ModelSerializer):
 
 class RunSerializer(serializers.ModelSerializer):
     dataset: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    dataset_version = serializers.IntegerField(
+        source="dataset.version", read_only=True, help_text="The version of the dataset the run used."
+    )
     created_by: serializers.SlugRelatedField[Any] = serializers.SlugRelatedField(slug_field="username", read_only=True)
     progress_percent = serializers.FloatField(read_only=True)
 
@@ -37,6 +40,7 @@ class RunSerializer(serializers.ModelSerializer):
             "id",
             "kind",
             "dataset",
+            "dataset_version",
             "spec",
             "status",
             "status_reason",
