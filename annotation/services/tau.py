@@ -2,7 +2,8 @@
 
 A label marks one-to-one aligned pairs (answer index, gold index) and gives every triplet left unaligned
 an error type: an answer triplet is relation_wrong, entity_wrong or extra; a gold triplet is
-relation_wrong, entity_wrong or missing (the TAU categories, S3KG/TAU, Arumugam et al.)."""
+relation_wrong, entity_wrong or missing (the TAU categories, S3KG/TAU, Arumugam et al.). A label's indices are 0-based
+(as the API takes them); refusals number the triplets from 1, as the page shows them."""
 
 from __future__ import annotations
 
@@ -68,7 +69,7 @@ def _validate_label(
             raise AnnotationError("an aligned pair is [answer index, gold index]")
         a, g = int(pair[0]), int(pair[1])
         if not (0 <= a < n_answer and 0 <= g < n_gold):
-            raise AnnotationError(f"aligned pair {a}-{g} is out of range")
+            raise AnnotationError(f"aligned pair answer {a + 1} - gold {g + 1} is out of range (numbered from 1)")
         if a in used_a or g in used_g:
             raise AnnotationError("alignment is one-to-one: a triplet appears in two pairs")
         used_a.add(a)
@@ -84,13 +85,14 @@ def _errors(errors: Mapping[str, str], n: int, aligned: set[int], allowed: froze
     for key, kind in errors.items():
         index = int(key)
         if index in aligned:
-            raise AnnotationError(f"{side} triplet {index} is aligned and cannot also have an error type")
+            raise AnnotationError(f"{side} triplet {index + 1} is aligned and cannot also have an error type")
         if kind not in allowed:
-            raise AnnotationError(f"{side} triplet {index}: error type must be one of {', '.join(sorted(allowed))}")
+            raise AnnotationError(f"{side} triplet {index + 1}: error type must be one of {', '.join(sorted(allowed))}")
         out[str(index)] = kind
     missing = [i for i in range(n) if i not in aligned and str(i) not in out]
     if missing:
-        raise AnnotationError(f"give an error type to every unaligned {side} triplet (left: {missing})")
+        numbers = ", ".join(str(i + 1) for i in missing)
+        raise AnnotationError(f"give an error type to every unaligned {side} triplet (left: {side} {numbers})")
     return out
 
 

@@ -120,6 +120,8 @@ class DatasetListView(generics.ListCreateAPIView):
 
 
 class DatasetDetailView(generics.RetrieveAPIView):
+    """One dataset (its latest version, or ``?version=N``): counts, question status counts and its versions."""
+
     serializer_class = DatasetDetailSerializer
     permission_classes = RESEARCHER_ONLY
 
@@ -132,6 +134,8 @@ class DatasetDetailView(generics.RetrieveAPIView):
 
 
 class ContextListView(generics.ListAPIView):
+    """A dataset's contexts in order, each with its real source text and alterations (``?version=N``)."""
+
     serializer_class = ContextSerializer
     permission_classes = RESEARCHER_ONLY
     filterset_fields = ["key"]
@@ -152,6 +156,8 @@ class QuestionFilter(django_filters.FilterSet):
 
 
 class QuestionListView(generics.ListAPIView):
+    """A dataset's questions with their ground truth, real answer and review status (``?version=N``)."""
+
     serializer_class = QuestionSerializer
     permission_classes = RESEARCHER_ONLY
     filterset_class = QuestionFilter

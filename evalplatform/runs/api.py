@@ -2,7 +2,6 @@
 pre-flight estimate, progress, results, generations with every score, the drill-down, stop and resume,
 and streamed exports (throttled). Every lookup goes through the scoped selectors."""
 
-from dataclasses import asdict
 from typing import Any
 
 import django_filters
@@ -10,7 +9,7 @@ from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import generics, status
+from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,6 +19,7 @@ from evalplatform.corpus.api import visible_dataset_or_404
 from evalplatform.corpus.models import Dataset
 from evalplatform.permissions import RESEARCHER_ONLY
 from evalplatform.runs import selectors, services
+from evalplatform.runs.estimate import run_estimate_parts
 from evalplatform.runs.launch import run_launch, run_resume
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
 from evalplatform.runs.serializers import (
@@ -28,6 +28,7 @@ from evalplatform.runs.serializers import (
     GenerationDetailSerializer,
     GenerationSerializer,
     ProgressSerializer,
+    ResumeSerializer,
     RunLaunchSerializer,
     RunSerializer,
 )
@@ -47,18 +48,21 @@ def visible_run_or_404(request: Request, pk: int) -> Run:
 def launch_checked(request: Request) -> tuple[Dataset, RunLaunchSerializer]:
     serializer = RunLaunchSerializer(data=request.data)
     serializer.is_valid(raise_exception=True)
-    dataset = datasets_or_400(request, serializer.validated_data["dataset"])
+    data = serializer.validated_data
+    dataset = datasets_or_400(request, data["dataset"], data.get("dataset_version"))
     return dataset, serializer
 
 
-def datasets_or_400(request: Request, name: str) -> Dataset:
+def datasets_or_400(request: Request, name: str, version: int | None = None) -> Dataset:
     try:
-        return visible_dataset_or_404(request, name)
-    except NotFound:
-        raise ValidationError({"dataset": f"no dataset '{name}' that you can see"}) from None
+        return visible_dataset_or_404(request, name, version)
+    except NotFound as exc:
+        raise ValidationError({"dataset": str(exc.detail)}) from None
 
 
 class EndpointListView(generics.ListAPIView):
+    """The active model endpoints a run may use, with their prices (the name of a key's variable is never shown)."""
+
     serializer_class = EndpointSerializer
     permission_classes = RESEARCHER_ONLY
     filterset_fields = ["provider", "mode"]
@@ -76,11 +80,16 @@ class RunFilter(django_filters.FilterSet):
 
 
 class RunListView(generics.ListCreateAPIView):
-    """GET: the runs you see. POST: launch a CDK-E run (throttled by the run_launch scope)."""
+    """GET: the runs you see. POST: launch a CDK-E or knowledge-graph run with any option of ``run_cdke`` /
+    ``run_kg`` (a field it does not know is a 400; throttled by the run_launch scope)."""
 
     serializer_class = RunSerializer
     permission_classes = RESEARCHER_ONLY
     filterset_class = RunFilter
+
+    def get_serializer_class(self) -> type[serializers.BaseSerializer[Any]]:
+        # The browsable API's form shows the launch body, not a run.
+        return RunLaunchSerializer if self.request.method == "POST" else RunSerializer
 
     @property
     def throttle_scope(self) -> str | None:
@@ -98,6 +107,7 @@ class RunListView(generics.ListCreateAPIView):
                 spec=serializer.spec(),
                 actor=request.user,
                 budget_usd=serializer.validated_data.get("budget_usd"),
+                kind=serializer.validated_data["kind"],
             )
         except SpecError as exc:
             raise ValidationError({exc.field: str(exc)}) from exc
@@ -105,7 +115,8 @@ class RunListView(generics.ListCreateAPIView):
 
 
 class RunEstimateView(APIView):
-    """The pre-flight cost of a run before it is launched (nothing is written)."""
+    """The pre-flight estimate of a run before it is launched: calls, tokens, cost and time, answer calls apart
+    from judge calls (nothing is written)."""
 
     permission_classes = RESEARCHER_ONLY
 
@@ -113,13 +124,18 @@ class RunEstimateView(APIView):
     def post(self, request: Request) -> Response:
         dataset, serializer = launch_checked(request)
         try:
-            estimate = services.run_estimate(dataset=dataset, spec=RunSpec.from_dict(serializer.spec()))
+            spec = RunSpec.from_dict(serializer.spec())
+            if serializer.validated_data["kind"] == Run.Kind.KG and spec.kg is None:
+                raise SpecError("kg", "a kg run needs its knowledge-graph options")
+            estimate = run_estimate_parts(dataset=dataset, spec=spec)
         except SpecError as exc:
             raise ValidationError({exc.field: str(exc)}) from exc
-        return Response(EstimateSerializer(asdict(estimate)).data)
+        return Response(EstimateSerializer(estimate.as_json()).data)
 
 
 class RunDetailView(generics.RetrieveAPIView):
+    """One run: its spec, status, progress, cost, manifest and the dataset version it used."""
+
     serializer_class = RunSerializer
     permission_classes = RESEARCHER_ONLY
 
@@ -161,6 +177,8 @@ class GenerationFilter(django_filters.FilterSet):
 
 
 class GenerationListView(generics.ListAPIView):
+    """A run's answers (one per cell), filterable by status, condition, temperature, model and question."""
+
     serializer_class = GenerationSerializer
     permission_classes = RESEARCHER_ONLY
     filterset_class = GenerationFilter
@@ -187,6 +205,8 @@ class GenerationDetailView(APIView):
 
 
 class RunStopView(APIView):
+    """Stop an active run (cancelled); what it has is kept and a resume takes it up where it stopped."""
+
     permission_classes = RESEARCHER_ONLY
 
     @extend_schema(request=None, responses={200: RunSerializer})
@@ -200,16 +220,22 @@ class RunStopView(APIView):
 
 
 class RunResumeView(APIView):
+    """Resume a stopped or interrupted run; what it has is kept. ``{"retry_failed": true}`` also retries its failed
+    answers and scores (a done run with failures can be resumed that way)."""
+
     permission_classes = RESEARCHER_ONLY
 
-    @extend_schema(request=None, responses={200: RunSerializer})
+    @extend_schema(request=ResumeSerializer, responses={200: RunSerializer, 400: OpenApiTypes.OBJECT})
     def post(self, request: Request, pk: int) -> Response:
         run = visible_run_or_404(request, pk)
+        body = ResumeSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        retry_failed = body.validated_data["retry_failed"]
         if run.kind == Run.Kind.SIMILARITY_BENCHMARK:
             raise ValidationError({"kind": "a benchmark run is not resumed from here"})
-        if run.status == Run.Status.DONE:
+        if run.status == Run.Status.DONE and not (retry_failed and run.progress_failed):
             raise ValidationError({"status": "the run is done; there is nothing to resume"})
-        run_resume(run=run, actor=request.user)
+        run_resume(run=run, retry_failed=retry_failed, actor=request.user)
         run.refresh_from_db()
         return Response(RunSerializer(run).data)
 

@@ -84,3 +84,37 @@ def run_progress(run: Run) -> tuple[int, int]:
         finished += done
         failed += bad
     return finished, failed
+
+
+# What the progress shows for each stage: the unit of work and its phase.
+PHASES = {"answer": "answering", "judge": "judging", "graphs": "graphs"}
+
+
+def run_phases(run: Run) -> list[dict[str, object]]:
+    """Per stage that counts units (answering, judging, graphs): units done, failed and planned. Each stage reports
+    its own counts (``Stage.progress``), the same figures ``run_progress`` sums into the run's progress; planned
+    units come from the run's planned total, never from a recount."""
+    try:
+        spec = RunSpec.from_dict(run.spec)
+    except SpecError:
+        return []
+    stages = [s for s in stages_for(spec) if s.units_per_cell(spec)]
+    units_per_cell = sum(s.units_per_cell(spec) for s in stages)
+    if not stages or not units_per_cell or run.kind == Run.Kind.SIMILARITY_BENCHMARK:
+        return []
+    n_cells = run.progress_total // units_per_cell
+    failed_cells = Generation.objects.filter(run=run, status=Generation.Status.FAILED).order_by().count()
+    phases: list[dict[str, object]] = []
+    for stage in stages:
+        done, failed = stage.progress(run, spec, failed_cells=failed_cells)
+        total = n_cells * stage.units_per_cell(spec)
+        phases.append(
+            {
+                "stage": stage.name,
+                "phase": PHASES.get(stage.name, stage.name),
+                "done": min(done, total),
+                "failed": failed,
+                "total": total,
+            }
+        )
+    return phases

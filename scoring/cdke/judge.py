@@ -5,7 +5,7 @@ unparseable judge output (after one repair) is stored as such with its raw text,
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -192,35 +192,74 @@ def judge_values(generation: Generation, *, with_context: bool) -> dict[str, obj
     return values
 
 
-def _accuracy_and_completeness(judge: JudgeContext, values: dict[str, object]) -> tuple[MetricResult, MetricResult]:
+def not_chosen(metric: str) -> MetricResult:
+    """A metric the run did not ask for: stored as skipped (counted apart, never averaged), so that the LAV row
+    still marks the evaluator's set of an answer as finished."""
+    return MetricResult(metric, None, ScoreStatus.SKIPPED, "", {"reason": "not chosen for this run"})
+
+
+def _accuracy_and_completeness(
+    judge: JudgeContext, values: dict[str, object], metrics: Sequence[str]
+) -> tuple[MetricResult, MetricResult]:
     prompts = judge.prompts
+    if "acc" not in metrics and "cm" not in metrics:
+        return not_chosen(Metric.ACC), not_chosen(Metric.CM)
     if prompts.accuracy_and_completeness is not None and prompts.parse_accuracy_and_completeness is not None:
         both = judge.call(prompts.accuracy_and_completeness, prompts.parse_accuracy_and_completeness, values)
         acc, cm = both.value if both.value is not None else (None, None)
-        return _from_outcome(Metric.ACC, both, acc), _from_outcome(Metric.CM, both, cm)
-    assert prompts.accuracy is not None and prompts.completeness is not None and prompts.parse_scale is not None
-    acc_outcome = judge.call(prompts.accuracy, prompts.parse_scale, values)
-    cm_outcome = judge.call(prompts.completeness, prompts.parse_scale, values)
-    return _from_outcome(Metric.ACC, acc_outcome, acc_outcome.value), _from_outcome(
-        Metric.CM, cm_outcome, cm_outcome.value
-    )
-
-
-def judge_metrics(judge: JudgeContext, generation: Generation, *, ass: float, fc_weight: float) -> list[MetricResult]:
-    """FC, AC, Acc, Cm and LAV of one generation by one evaluator, with the run's prompt set."""
-    fc = factual_correctness(judge, generation)
-    if fc.status == ScoreStatus.OK and fc.value is not None:
-        ac = MetricResult(
-            Metric.AC, answer_correctness(ass, fc.value, fc_weight), ScoreStatus.OK, "", {"ass": ass, "fc": fc.value}
+        return (
+            _from_outcome(Metric.ACC, both, acc) if "acc" in metrics else not_chosen(Metric.ACC),
+            _from_outcome(Metric.CM, both, cm) if "cm" in metrics else not_chosen(Metric.CM),
         )
+    assert prompts.accuracy is not None and prompts.completeness is not None and prompts.parse_scale is not None
+    results = []
+    for metric, template in ((Metric.ACC, prompts.accuracy), (Metric.CM, prompts.completeness)):
+        if metric in metrics:
+            outcome = judge.call(template, prompts.parse_scale, values)
+            results.append(_from_outcome(metric, outcome, outcome.value))
+        else:
+            results.append(not_chosen(metric))
+    return results[0], results[1]
+
+
+def judge_metrics(
+    judge: JudgeContext,
+    generation: Generation,
+    *,
+    ass: float,
+    fc_weight: float,
+    metrics: Sequence[str] = JUDGE_METRICS,
+) -> list[MetricResult]:
+    """FC, AC, Acc, Cm and LAV of one generation by one evaluator, with the run's prompt set; the metrics the run
+    did not choose are skipped, without a call (AC needs FC: the spec adds FC when AC is chosen)."""
+    if "fc" in metrics or "ac" in metrics:
+        fc = factual_correctness(judge, generation)
+        if fc.status == ScoreStatus.OK and fc.value is not None:
+            ac = MetricResult(
+                Metric.AC,
+                answer_correctness(ass, fc.value, fc_weight),
+                ScoreStatus.OK,
+                "",
+                {"ass": ass, "fc": fc.value},
+            )
+        else:
+            ac = MetricResult(Metric.AC, None, fc.status, "", {"error": "FC could not be scored"})
+        ac.details["fc_weight"] = fc_weight
+        if "ac" not in metrics:
+            ac = not_chosen(Metric.AC)
+        if "fc" not in metrics:
+            fc = not_chosen(Metric.FC)
     else:
-        ac = MetricResult(Metric.AC, None, fc.status, "", {"error": "FC could not be scored"})
-    ac.details["fc_weight"] = fc_weight
+        fc, ac = not_chosen(Metric.FC), not_chosen(Metric.AC)
     values = judge_values(generation, with_context=judge.prompts.with_context)
-    acc, cm = _accuracy_and_completeness(judge, values)
-    lav_outcome = judge.call(judge.prompts.validate, judge.prompts.parse_validate, values)
-    lav_value = None if lav_outcome.value is None else (1.0 if lav_outcome.value else 0.0)
-    return [fc, ac, acc, cm, _from_outcome(Metric.LAV, lav_outcome, lav_value)]
+    acc, cm = _accuracy_and_completeness(judge, values, metrics)
+    if "lav" in metrics:
+        lav_outcome = judge.call(judge.prompts.validate, judge.prompts.parse_validate, values)
+        lav_value = None if lav_outcome.value is None else (1.0 if lav_outcome.value else 0.0)
+        lav = _from_outcome(Metric.LAV, lav_outcome, lav_value)
+    else:
+        lav = not_chosen(Metric.LAV)
+    return [fc, ac, acc, cm, lav]
 
 
 @dataclass(frozen=True)
@@ -293,7 +332,12 @@ def scores_store(
 
 
 def generation_score(
-    *, generation: Generation, judge: JudgeContext, encoder: Encoder, fc_weight: float
+    *,
+    generation: Generation,
+    judge: JudgeContext,
+    encoder: Encoder,
+    fc_weight: float,
+    metrics: Sequence[str] = JUDGE_METRICS,
 ) -> list[MetricResult]:
     """Score a generation with one evaluator; idempotent: an evaluator's complete set is never redone."""
     if GenerationScore.objects.filter(generation=generation, scorer=judge.evaluator.name, metric=Metric.LAV).exists():
@@ -301,7 +345,7 @@ def generation_score(
     ass = ass_record(generation=generation, encoder=encoder)
     error: ErrorTypeResult | None = None
     try:
-        results = judge_metrics(judge, generation, ass=float(ass.value or 0.0), fc_weight=fc_weight)
+        results = judge_metrics(judge, generation, ass=float(ass.value or 0.0), fc_weight=fc_weight, metrics=metrics)
         if any(r.metric == Metric.LAV and r.value == 0.0 for r in results):
             error = error_type(judge, generation)
     except ProviderError as exc:

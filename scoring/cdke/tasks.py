@@ -71,7 +71,11 @@ def generation_score_task(self: Task, generation_id: int, evaluator_id: int) -> 
     )
     try:
         generation_score(
-            generation=generation, judge=judge, encoder=get_encoder(spec.embedder), fc_weight=spec.fc_weight
+            generation=generation,
+            judge=judge,
+            encoder=get_encoder(spec.embedder),
+            fc_weight=spec.fc_weight,
+            metrics=spec.metrics,
         )
     except BudgetExceeded as exc:
         _stop_at_budget(run, exc)
