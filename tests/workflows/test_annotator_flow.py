@@ -47,11 +47,14 @@ def test_review_shows_its_place_goes_to_the_next_and_keeps_input_on_a_refusal(wo
 def reviewed_twice(world: World, truth_a: str, truth_b: str) -> int:
     queue(world, 1)
     other = make_user("ben-annotator", "annotator")
+    items = []
     for user, truth in ((world.users["annotator"], truth_a), (other, truth_b)):
         assignment = review_next(annotator=user)
         assert assignment is not None
         review_submit(assignment=assignment, actor=user, context_coherent=True, question_valid=True, ground_truth=truth)
-    return assignment.item_id
+        items.append(assignment.item_id)
+    assert items[0] == items[1]
+    return items[0]
 
 
 def test_consensus_says_why_diffs_and_adopts_one_ground_truth(world: World) -> None:
