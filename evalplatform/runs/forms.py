@@ -44,7 +44,8 @@ class LaunchForm(forms.Form):
         initial=list(JUDGE_METRICS),
         widget=forms.CheckboxSelectMultiple,
         required=False,
-        help_text="Judge metrics to score (AC needs FC, which is then scored too); ASS is always scored.",
+        help_text="Judge metrics to score (AC needs FC, which is then scored too; none ticked: all five); "
+        "ASS is always scored.",
     )
     judge_prompts = forms.ChoiceField(
         choices=[
@@ -71,7 +72,9 @@ class LaunchForm(forms.Form):
     limit = forms.IntegerField(min_value=1, required=False, help_text="Ask at most this many questions.")
     per_context = forms.IntegerField(min_value=1, required=False, help_text="At most this many per context.")
     only_validated = forms.BooleanField(required=False, help_text="Only questions validated by consensus.")
-    use_cache = forms.BooleanField(required=False, initial=True, help_text="Serve repeated calls from the cache.")
+    no_cache = forms.BooleanField(
+        required=False, label="Bypass the cache", help_text="Ask every call again (--no-cache); off: repeats are free."
+    )
     kg_extractor = forms.ChoiceField(
         required=False, label="Graph extractor", help_text="Also score knowledge graphs (required for a kg run)."
     )
@@ -92,7 +95,7 @@ class LaunchForm(forms.Form):
         ("Models", ("models", "evaluators")),
         ("Judging", ("metrics", "judge_prompts", "ac_convention")),
         ("Knowledge graphs", ("kg_extractor", "kg_variants", "kg_alpha")),
-        ("Questions, cache and budget", ("limit", "per_context", "only_validated", "use_cache", "budget_usd")),
+        ("Questions, cache and budget", ("limit", "per_context", "only_validated", "no_cache", "budget_usd")),
     )
 
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
@@ -117,14 +120,15 @@ class LaunchForm(forms.Form):
     def spec(self) -> dict[str, Any]:
         data = self.cleaned_data
         spec: dict[str, Any] = {
-            key: data[key] for key in ("models", "evaluators", "temperatures", "conditions", "samples", "judge_prompts")
+            key: data[key] for key in ("models", "evaluators", "temperatures", "conditions", "samples")
         }
         spec |= {
+            "judge_prompts": data.get("judge_prompts") or DEFAULT_JUDGE_PROMPTS,
             "seed": data.get("seed") or 0,
-            "ac_convention": data["ac_convention"],
+            "ac_convention": data.get("ac_convention") or DEFAULT_AC_CONVENTION,
             "only_validated": bool(data.get("only_validated")),
-            "use_cache": bool(data.get("use_cache")),
-            "metrics": data.get("metrics") or ([] if data.get("evaluators") else list(JUDGE_METRICS)),
+            "use_cache": not data.get("no_cache"),
+            "metrics": data.get("metrics") or list(JUDGE_METRICS),
         }
         for optional in ("limit", "per_context"):
             if data.get(optional):

@@ -216,6 +216,9 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "small_n": SMALL_N,
         "one_verdict": _one_verdict_judges(run),
         "kg_rows": _kg_rows(run),
+        "graph_rows": []
+        if run.spec.get("kg") or (run.manifest or {}).get("kg")
+        else scoring_selectors.graph_score_rows(run),
         "error_rows": error_rows,
         "error_type_rows": error_type_rows(run),
         "error_labels": ErrorTypeJudgement.Label.choices,

@@ -199,7 +199,7 @@ def test_the_launch_page_estimates_time_and_launches_a_kg_run(
     client = client_for(world, "researcher")
     page = client.get("/runs/launch/?dataset=sample")
     assert page.status_code == 200
-    for name in ("per_context", "only_validated", "use_cache", "ac_convention", "judge_prompts", "metrics", "seed"):
+    for name in ("per_context", "only_validated", "no_cache", "ac_convention", "judge_prompts", "metrics", "seed"):
         assert f'name="{name}"'.encode() in page.content, name
     form = {
         "dataset": "sample",
@@ -215,7 +215,7 @@ def test_the_launch_page_estimates_time_and_launches_a_kg_run(
         "judge_prompts": "2",
         "ac_convention": "ragas",
         "kg_alpha": "0.5",
-        "use_cache": "on",
+        "no_cache": "on",
     }
     estimate = client.post("/runs/launch/", form | {"action": "estimate"})
     assert estimate.status_code == 200
@@ -228,3 +228,4 @@ def test_the_launch_page_estimates_time_and_launches_a_kg_run(
     assert done.status_code == 302
     run = Run.objects.latest("pk")
     assert run.kind == "kg" and run.spec["kg"]["extractor"] == "dependency" and run.spec["metrics"] == ["lav"]
+    assert run.spec["use_cache"] is False
