@@ -110,7 +110,11 @@ def consensus_reasons(reviews: list[Review]) -> list[str]:
     reasons = []
     for label, (a, b) in (("numbers and dates", agreement.numbers), ("names", agreement.names)):
         if a != b:
-            reasons.append(f"The {label} differ: {', '.join(a) or 'none'} against {', '.join(b) or 'none'}.")
+            only_a = [x for x in a if x not in b] or ["none"]
+            only_b = [x for x in b if x not in a] or ["none"]
+            reasons.append(
+                f"The {label} differ: {', '.join(only_a)} ({names[0]}) against {', '.join(only_b)} ({names[1]})."
+            )
     if agreement.cosine is not None and not agreement.agree:
         reasons.append(
             f"The two ground truths mean different things: similarity {agreement.cosine:.2f}, below {AGREE_COSINE:.2f}."

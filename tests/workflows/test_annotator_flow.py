@@ -61,7 +61,10 @@ def test_consensus_says_why_diffs_and_adopts_one_ground_truth(world: World) -> N
     item = reviewed_twice(world, "Finished in 1901 in Lyon.", "Finished in 1902 in Lyon.")
     client = client_for(world, "annotator")
     text = client.get(f"/annotation/consensus/{item}/").content.decode()
-    assert "Why a decision is needed" in text and "The numbers and dates differ: 1901 against 1902." in text
+    assert (
+        "Why a decision is needed" in text
+        and "The numbers and dates differ: 1901 (anna-annotator) against 1902 (ben-annotator)." in text
+    )
     assert "<del>1901</del>" in text and "<ins>1902</ins>" in text
     adopted = client.post(f"/annotation/consensus/{item}/", {"adopt": "1"})
     assert adopted.status_code == 302

@@ -106,7 +106,9 @@ def test_each_roles_whole_day_in_a_browser(
     for name in ("cand-small", "judge-one"):
         endpoint_factory(name)
     browser.set_window_size(WIDTH, HEIGHT)
-    wait = WebDriverWait(browser, 30)
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+
+    wait = WebDriverWait(browser, 30, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
     url = live_server.url
 
     def login(user: User, path: str = "/") -> None:
@@ -119,6 +121,14 @@ def test_each_roles_whole_day_in_a_browser(
         browser.find_element(By.CSS_SELECTOR, "form.logout button").click()
         wait.until(ec.url_contains("/accounts/login/"))  # logging out lands on the login page
 
+    def go(element_id: str) -> None:
+        """Press a button that leads to another page, and wait until that page has replaced this one."""
+        browser.execute_script("window.tourPageBefore = true;")  # gone once another document has loaded
+        browser.find_element(By.ID, element_id).click()
+        wait.until(
+            lambda d: d.execute_script("return window.tourPageBefore !== true && document.readyState === 'complete';")
+        )
+
     def says(text: str) -> bool:
         """The page the last action led to shows this message (waiting for that page, not the one before)."""
         return bool(wait.until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, "p.message"), text)))
@@ -128,9 +138,9 @@ def test_each_roles_whole_day_in_a_browser(
     browser.find_element(By.ID, "id_file").send_keys(str(tour_file(tmp_path)))
     Select(browser.find_element(By.ID, "id_project")).select_by_value("tour")
     shoot(browser, "01-upload")
-    browser.find_element(By.ID, "upload-button").click()
+    go("upload-button")
     assert says("Imported tour-dkd version 1: 2 contexts, 4 questions")
-    browser.find_element(By.ID, "queue-review").click()
+    go("queue-review")
     assert says("Queued 4 question(s) for two-annotator review")
     shoot(browser, "02-dataset-queued")
     logout()
@@ -169,11 +179,11 @@ def test_each_roles_whole_day_in_a_browser(
     browser.get(f"{url}/annotation/consensus/{waiting.pk}/")
     reasons = browser.find_element(By.ID, "consensus-reasons").text
     assert "names differ" in reasons
-    assert browser.find_elements(By.CSS_SELECTOR, ".verdict-gt del") and browser.find_elements(
-        By.CSS_SELECTOR, ".verdict-gt ins"
+    assert browser.find_elements(By.CSS_SELECTOR, "#gt-diff del") and browser.find_elements(
+        By.CSS_SELECTOR, "#gt-diff ins"
     )
     shoot(browser, "04-consensus")
-    browser.find_element(By.ID, "adopt-0").click()
+    go("adopt-0")
     assert says("Decision recorded")
     assert Question.objects.filter(dataset__name="tour-dkd", status="validated").count() == 4
     logout()
@@ -236,9 +246,9 @@ def test_each_roles_whole_day_in_a_browser(
     size = browser.find_element(By.ID, "sample_size")
     size.clear()
     size.send_keys("2")
-    browser.find_element(By.ID, "sample-calibration").click()
+    go("sample-calibration")
     assert says("Queued 2 answer(s) for calibration labels")
-    browser.find_element(By.ID, "queue-tau").click()
+    go("queue-tau")
     assert says("TAU item(s) to three-annotator labelling")
     tau_items = TauItem.objects.filter(generation__run=runs[0]).count()
     assert tau_items >= 1
@@ -264,7 +274,7 @@ def test_each_roles_whole_day_in_a_browser(
             assert browser.find_elements(By.CSS_SELECTOR, "#tau-links line")
             if index == 0:
                 shoot(browser, "09-tau")
-            browser.find_element(By.ID, "submit-tau").click()
+            go("submit-tau")
             assert says("Alignment submitted")
         if index == 0:
             browser.get(f"{url}/annotation/calibration/next/")
@@ -275,7 +285,7 @@ def test_each_roles_whole_day_in_a_browser(
                 if not CalibrationLabel.objects.exists():
                     shoot(browser, "10-calibration")
                 before = CalibrationLabel.objects.count()
-                browser.find_element(By.ID, "save-label").click()
+                go("save-label")
 
                 def saved(driver: Any, n: int = before) -> bool:
                     return CalibrationLabel.objects.count() == n + 1
