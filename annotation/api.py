@@ -110,6 +110,9 @@ def _own(assignment: AssignmentT | None) -> AssignmentT:
 
 
 class QueueView(APIView):
+    """What is waiting for you: review, TAU and calibration items available to you, what you submitted, and the
+    assignment you hold now."""
+
     permission_classes = [IsAnnotator]
 
     @extend_schema(responses={200: api_schema.QueueSummaryOut})
@@ -157,6 +160,8 @@ class NextView(APIView):
 
 
 class MyAssignmentsView(APIView):
+    """Your review and TAU assignments (the latest 200 of each), with their status."""
+
     permission_classes = [IsAnnotator]
 
     @extend_schema(responses={200: api_schema.MyAssignmentsOut})
@@ -180,6 +185,9 @@ class ReviewAssignmentView(APIView):
 
 
 class ReviewSubmitView(APIView):
+    """Submit your review of a question: context coherent, question valid, your ground truth (needed when valid).
+    The second review of an item triggers the automatic consensus."""
+
     permission_classes = [IsAnnotator]
 
     @extend_schema(request=ReviewSubmitSerializer, responses={201: api_schema.ReviewOut, 400: OpenApiTypes.OBJECT})
@@ -190,6 +198,8 @@ class ReviewSubmitView(APIView):
 
 
 class TauAssignmentView(APIView):
+    """One of your TAU assignments: the answer and gold triplets to align (and your label once submitted)."""
+
     permission_classes = [IsAnnotator]
 
     @extend_schema(responses={200: api_schema.TauAssignmentOut})
@@ -199,6 +209,9 @@ class TauAssignmentView(APIView):
 
 
 class TauSubmitView(APIView):
+    """Submit your alignment: one-to-one [answer index, gold index] pairs (0-based) and an error type for every
+    triplet left unaligned."""
+
     permission_classes = [IsAnnotator]
 
     @extend_schema(request=TauSubmitSerializer, responses={201: api_schema.TauLabelOut, 400: OpenApiTypes.OBJECT})
@@ -255,6 +268,9 @@ class ConsensusView(APIView):
 
 
 class ConsensusDecideView(APIView):
+    """Record the final decision on a question whose two reviews are in (one of its annotators or a reviewer of its
+    project): validated with the final ground truth, or rejected. Each decision is a new version."""
+
     permission_classes = [UsesAnnotation]
 
     @extend_schema(request=DecideSerializer, responses={201: api_schema.DecisionOut, 403: OpenApiTypes.OBJECT})

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.dispatch import receiver
 
+from annotation.models import TauItem
 from annotation.services.tau import tau_item_create
 from scoring.models import GraphScore
 from scoring.signals import tau_diagnosed
@@ -16,4 +17,6 @@ from scoring.signals import tau_diagnosed
 def queue_tau_item(
     sender: Any, *, graph_score: GraphScore, answer: list[list[str]], gold: list[list[str]], **kwargs: Any
 ) -> None:
+    if TauItem.objects.filter(graph_score=graph_score).exists():  # queued already (by a researcher's campaign)
+        return
     tau_item_create(gold=gold, answer=answer, generation=graph_score.generation, graph_score=graph_score)

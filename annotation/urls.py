@@ -2,7 +2,7 @@
 
 from django.urls import URLPattern, URLResolver, path
 
-from annotation import api, views
+from annotation import api, campaign_api, campaign_views, views
 
 app_name = "annotation"
 
@@ -19,6 +19,14 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("annotation/calibration/<int:pk>/", views.calibration, name="calibration"),
     path("annotation/calibration/runs/<int:run_pk>/", views.calibration_run_report, name="calibration-report"),
     path("annotation/audit/", views.audit_log, name="audit"),
+    path("annotation/campaigns/", campaign_views.campaigns, name="campaigns"),
+    path("datasets/<slug:name>/review/", campaign_views.dataset_review, name="dataset-review"),
+    path("runs/<int:pk>/calibration/", campaign_views.run_calibration, name="run-calibration"),
+    path("runs/<int:pk>/tau/", campaign_views.run_tau, name="run-tau"),
+    path("api/annotation/campaigns/", campaign_api.CampaignView.as_view(), name="api-campaigns"),
+    path("api/datasets/<slug:name>/review/", campaign_api.DatasetReviewQueueView.as_view(), name="api-dataset-review"),
+    path("api/runs/<int:pk>/calibration/", campaign_api.RunCalibrationView.as_view(), name="api-run-calibration"),
+    path("api/runs/<int:pk>/tau/", campaign_api.RunTauQueueView.as_view(), name="api-run-tau"),
     path("api/annotation/queue/", api.QueueView.as_view(), name="api-queue"),
     path("api/annotation/next/<str:kind>/", api.NextView.as_view(), name="api-next"),
     path("api/annotation/assignments/", api.MyAssignmentsView.as_view(), name="api-assignments"),

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from annotation import selectors, services
 from annotation.models import Consensus, ItemState, TauLabel
 from annotation.permissions import can_annotate, can_use_annotation, is_reviewer, reviewer_sees_item
+from annotation.presentation import consensus_reasons, mark_terms, review_position, word_diff
 from annotation.reports import calibration_report, tau_report
 from annotation.services.queue import AnnotationError
 from evalplatform import strict_json
@@ -87,14 +88,20 @@ def review(request: HttpRequest, pk: int) -> HttpResponse:
             AnnotationError,
         )
         if not error:
-            messages.success(request, "Review submitted.")
-            return redirect("annotation:dashboard")
+            following = services.review_next(annotator=_user(request))
+            if following is None:
+                messages.success(request, "Review submitted. That was the last question waiting for you.")
+                return redirect("annotation:dashboard")
+            messages.success(request, "Review submitted: here is the next question.")
+            return redirect("annotation:review", pk=following.pk)
     question = assignment.item.question
     context = {
         "assignment": assignment,
         "question": question,
         "context_html": selectors.highlight_divergent(question.context.text, list(question.context.alterations.all())),
         "own_review": selectors.own_review(assignment),
+        "position": review_position(assignment),
+        "posted": request.POST if error else {},
     }
     return _form(request, "annotation/review_form.html", context, error)
 
@@ -126,12 +133,14 @@ def consensus_detail(request: HttpRequest, pk: int) -> HttpResponse:
             messages.success(request, "Decision reopened.")
             return redirect("annotation:consensus", pk=pk)
     elif request.method == "POST":
+        decision = request.POST.get("decision", "")
+        ground_truth = request.POST.get("ground_truth", "")
+        adopt = request.POST.get("adopt", "")
+        if adopt.isdigit() and int(adopt) < len(view.reviews):  # "Adopt this ground truth": validated with it
+            decision, ground_truth = Consensus.Decision.VALIDATED, view.reviews[int(adopt)].ground_truth
         error = _refusal(
             lambda: services.consensus_decide(
-                item=view.item,
-                actor=_user(request),
-                decision=request.POST.get("decision", ""),
-                ground_truth=request.POST.get("ground_truth", ""),
+                item=view.item, actor=_user(request), decision=decision, ground_truth=ground_truth
             ),
             AnnotationError,
         )
@@ -139,6 +148,7 @@ def consensus_detail(request: HttpRequest, pk: int) -> HttpResponse:
             messages.success(request, "Decision recorded.")
             return redirect("annotation:consensus", pk=pk)
     question = view.item.question
+    truths = [r.ground_truth for r in view.reviews]
     context = {
         "view": view,
         "question": question,
@@ -146,6 +156,9 @@ def consensus_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "decisions": Consensus.Decision.choices,
         "decided": view.item.state == ItemState.DECIDED,
         "can_reopen": reviewer_sees_item(_user(request), view.item),
+        "reasons": consensus_reasons(view.reviews) if view.item.state == "needs_decision" else [],
+        "diff": word_diff(truths[0], truths[1]) if len(truths) >= 2 else None,
+        "posted": request.POST if error else {},
     }
     return _form(request, "annotation/consensus_detail.html", context, error)
 
@@ -182,17 +195,36 @@ def tau(request: HttpRequest, pk: int) -> HttpResponse:
 
         error = _refusal(submit, AnnotationError, ValueError, TypeError, AttributeError)
         if not error:
-            messages.success(request, "Alignment submitted.")
-            return redirect("annotation:dashboard")
+            following = services.tau_next(annotator=_user(request))
+            if following is None:
+                messages.success(request, "Alignment submitted. That was the last TAU item waiting for you.")
+                return redirect("annotation:dashboard")
+            messages.success(request, "Alignment submitted: here is the next item.")
+            return redirect("annotation:tau", pk=following.pk)
     item = assignment.item
+    generation = item.generation
+    texts = None
+    if generation is not None:
+        texts = {
+            "question": generation.question.text,
+            "answer": mark_terms(generation.text, _entities(item.answer), "answer-term"),
+            "gold": mark_terms(generation.question.ground_truth, _entities(item.gold), "gold-term"),
+        }
     context = {
         "assignment": assignment,
         "answer_rows": list(enumerate(item.answer)),
         "gold_rows": list(enumerate(item.gold)),
         "own_label": selectors.own_tau_label(assignment),
         "error_types": TauLabel.ErrorType.choices,
+        "texts": texts,
+        "posted_label": request.POST.get("label", "") if error else "",
     }
     return _form(request, "annotation/tau_form.html", context, error)
+
+
+def _entities(triplets: list[list[str]]) -> list[str]:
+    """The heads and tails of triplets: what is marked in the texts they were extracted from."""
+    return [part for t in triplets for part in (t[0], t[2])]
 
 
 @page_requires(is_reviewer)

@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "evalplatform.audit",
     "evalplatform.corpus",
     "evalplatform.runs",
@@ -81,7 +82,9 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "evalplatform.navigation.roles",
             ],
+            "builtins": ["evalplatform.formatting"],
         },
     },
 ]
@@ -114,6 +117,7 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
 
 SESSION_COOKIE_SECURE = not DEBUG and env_bool("SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
@@ -224,6 +228,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Datasets, runs, generations, scores and annotation of evalplatform.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI and Redoc from the drf-spectacular-sidecar package: served by this server, nothing from a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     # Two models have a "kind" and a "status" each: name their enums after the model.
     "ENUM_NAME_OVERRIDES": {
         "DatasetKindEnum": "evalplatform.corpus.models.Dataset.Kind",

@@ -13,6 +13,7 @@ from django.shortcuts import render
 
 from evalplatform import reports
 from evalplatform.corpus.selectors import dataset_list_with_counts
+from evalplatform.glossary import GLOSSARY
 from evalplatform.permissions import page_requires
 from evalplatform.roles import is_admin
 from evalplatform.throttling import login_username_failed, login_username_wait, page_throttle_wait
@@ -29,6 +30,12 @@ def healthz(request: HttpRequest) -> JsonResponse:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
     return JsonResponse({"status": "ok"})
+
+
+@login_required
+def glossary(request: HttpRequest) -> HttpResponse:
+    """Every figure the pages show, explained, with its source."""
+    return render(request, "glossary.html", {"terms": sorted(GLOSSARY.items(), key=lambda kv: kv[1][0].lower())})
 
 
 @page_requires(is_admin)

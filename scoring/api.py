@@ -27,6 +27,9 @@ class BenchmarkFilter(django_filters.FilterSet):
 
 
 class BenchmarkResultListView(generics.ListAPIView):
+    """Each method's max F1 (with its threshold, precision and recall) and AUROC on each pairs dataset, from the
+    similarity-benchmark runs you see (those of your projects' datasets and those you launched)."""
+
     serializer_class = BenchmarkResultSerializer
     permission_classes = RESEARCHER_ONLY
     filterset_class = BenchmarkFilter

@@ -9,12 +9,15 @@ from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.safestring import mark_safe
 
+from evalplatform.corpus.selectors import datasets_visible_to, latest_versions
 from evalplatform.permissions import page_requires
 from evalplatform.roles import is_researcher
 from evalplatform.runs import plots
+from evalplatform.runs.selectors import endpoints_for_launch
 from scoring.alpha_sweep import PAPER_TABLE4, SWEEP_ALPHAS, paper_table4_curves, sweep_curves
-from scoring.selectors import benchmark_grid, benchmark_results_visible_to
+from scoring.selectors import benchmark_grid, benchmark_results_visible_to, benchmark_runs_visible_to
 
 METRICS = {"f1": "max F1", "auroc": "AUROC"}
 ALPHA_AXIS = "alpha = weight of the structural (WL) score (authors' code, paper Tables 4-6)"
@@ -64,8 +67,35 @@ def benchmarks(request: HttpRequest) -> HttpResponse:
             for i, alpha in enumerate(SWEEP_ALPHAS)
         ],
         "sweep_tables": _sweep_tables(request.user),
+        "runs": benchmark_runs_visible_to(request.user).order_by("-pk")[:100],
+        "pairs_datasets": latest_versions(datasets_visible_to(request.user)).filter(kind="pairs").order_by("name"),
+        "generators": endpoints_for_launch(request.user).order_by("name"),
     }
     return render(request, "scoring/benchmarks.html", context)
+
+
+@page_requires(is_researcher)
+def benchmark_run(request: HttpRequest, pk: int) -> HttpResponse:
+    """One similarity-benchmark run: every method's max F1 with its threshold, precision and recall, and AUROC, the
+    methods that could not run and why, and the pairs whose graph was empty."""
+    run = benchmark_runs_visible_to(request.user).filter(pk=pk).first()
+    if run is None:
+        raise Http404("no such benchmark run")
+    results = list(run.benchmark_results.order_by("-auroc", "method"))
+    scored = [r for r in results if r.status != "unavailable"]
+    grid = {(r.method, run.dataset.name): r.auroc for r in scored}
+    # The SVG is matplotlib's own output: every label in it is XML-escaped by its SVG backend.
+    heatmap = mark_safe(plots.heatmap_svg(grid, "AUROC")) if len(scored) > 1 else None  # noqa: S308
+    return render(
+        request,
+        "scoring/benchmark_run.html",
+        {
+            "run": run,
+            "results": scored,
+            "unavailable": [r for r in results if r.status == "unavailable"],
+            "heatmap": heatmap,
+        },
+    )
 
 
 @page_requires(is_researcher)

@@ -2,7 +2,8 @@
 
 A label marks one-to-one aligned pairs (answer index, gold index) and gives every triplet left unaligned
 an error type: an answer triplet is relation_wrong, entity_wrong or extra; a gold triplet is
-relation_wrong, entity_wrong or missing (the TAU categories, S3KG/TAU, Arumugam et al.)."""
+relation_wrong, entity_wrong or missing (the TAU categories, S3KG/TAU, Arumugam et al.). A label's indices are 0-based
+(as the API takes them); refusals number the triplets from 1, as the page shows them."""
 
 from __future__ import annotations
 
@@ -108,15 +109,16 @@ def _errors(errors: Mapping[str, str], n: int, aligned: set[int], allowed: froze
     for key, kind in errors.items():
         index = _index(key, n, f"{side} triplet")
         if str(index) in out:
-            raise AnnotationError(f"{side} triplet {index} is given two error types")
+            raise AnnotationError(f"{side} triplet {index + 1} is given two error types")
         if index in aligned:
-            raise AnnotationError(f"{side} triplet {index} is aligned and cannot also have an error type")
+            raise AnnotationError(f"{side} triplet {index + 1} is aligned and cannot also have an error type")
         if kind not in allowed:
-            raise AnnotationError(f"{side} triplet {index}: error type must be one of {', '.join(sorted(allowed))}")
+            raise AnnotationError(f"{side} triplet {index + 1}: error type must be one of {', '.join(sorted(allowed))}")
         out[str(index)] = kind
     missing = [i for i in range(n) if i not in aligned and str(i) not in out]
     if missing:
-        raise AnnotationError(f"give an error type to every unaligned {side} triplet (left: {missing})")
+        numbers = ", ".join(str(i + 1) for i in missing)
+        raise AnnotationError(f"give an error type to every unaligned {side} triplet (left: {side} {numbers})")
     return out
 
 

@@ -23,14 +23,20 @@ class Project(models.Model):
 
 
 class Dataset(models.Model):
+    """One version of a dataset. Re-importing under a name makes the next version (a new row with its own
+    contexts and questions), so a run keeps pointing at exactly the version it used; a lookup by name alone
+    finds the latest version (``Meta.ordering`` puts it first)."""
+
     class Kind(models.TextChoices):
         DKD = "dkd", "Divergent-knowledge contexts with questions"
         QA = "qa", "Question answering with a context per item"
         PAIRS = "pairs", "Text pairs with a paraphrase label or a similarity score"
 
-    name = models.SlugField(max_length=120, unique=True, help_text="Unique name used by commands and the API.")
+    name = models.SlugField(max_length=120, help_text="Name used by commands and the API, shared by its versions.")
     kind = models.CharField(max_length=10, choices=Kind.choices, help_text="What the dataset holds.")
-    version = models.CharField(max_length=40, default="1", help_text="Version of the data, free text.")
+    version = models.PositiveIntegerField(
+        default=1, help_text="1 for the first import under its name, then 2, 3... (a re-import makes the next)."
+    )
     licence = models.CharField(max_length=300, blank=True, help_text="Licence of the data as its source states it.")
     source = models.CharField(max_length=500, blank=True, help_text="Where the data came from (URL, paper, file).")
     description = models.TextField(blank=True, help_text="What the dataset is for; shown on its page.")
@@ -54,10 +60,15 @@ class Dataset(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, help_text="When it was imported.")
 
     class Meta:
-        ordering = ["name"]
+        # The latest version of a name first: ``filter(name=...).first()`` is the current version.
+        ordering = ["name", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["name", "version"], name="dataset_version_unique_per_name"),
+            models.CheckConstraint(condition=Q(version__gte=1), name="dataset_version_positive"),
+        ]
 
     def __str__(self) -> str:
-        return self.name
+        return self.name if self.version == 1 else f"{self.name} v{self.version}"
 
 
 class Context(models.Model):

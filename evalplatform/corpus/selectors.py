@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from evalplatform.corpus.models import Alteration, Dataset
 from evalplatform.roles import AnyUser, is_admin, is_researcher
@@ -56,5 +56,21 @@ def datasets_visible_to(user: AnyUser) -> QuerySet[Dataset]:
     return Dataset.objects.none()
 
 
-def dataset_get(*, user: AnyUser, name: str) -> Dataset | None:
-    return datasets_visible_to(user).filter(name=name).first()
+def latest_versions(datasets: QuerySet[Dataset]) -> QuerySet[Dataset]:
+    """Only the latest version of each name among ``datasets``."""
+    newer = Dataset.objects.filter(name=OuterRef("name"), version__gt=OuterRef("version"))
+    return datasets.filter(~Exists(newer))
+
+
+def dataset_get(*, user: AnyUser, name: str, version: int | None = None) -> Dataset | None:
+    """The version ``version`` of a dataset the user sees, or its latest version they see."""
+    found = datasets_visible_to(user).filter(name=name)
+    if version is not None:
+        found = found.filter(version=version)
+    return found.order_by("-version").first()
+
+
+def dataset_versions(*, user: AnyUser, name: str) -> QuerySet[Dataset]:
+    """The versions of a name that the user sees, newest first."""
+    return datasets_visible_to(user).filter(name=name).select_related("created_by").order_by("-version")
+

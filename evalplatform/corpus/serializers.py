@@ -7,6 +7,8 @@ from rest_framework import serializers
 
 from evalplatform.corpus.models import Alteration, Context, Dataset, Question
 from evalplatform.corpus.selectors import dataset_counts
+from evalplatform.corpus.services import UPLOAD_FORMATS
+from evalplatform.strict import StrictFieldsMixin
 
 
 def question_status_counts(dataset: Dataset) -> dict[str, int]:
@@ -38,9 +40,14 @@ class DatasetSerializer(serializers.ModelSerializer):
 class DatasetDetailSerializer(DatasetSerializer):
     counts = serializers.SerializerMethodField()
     question_status = serializers.SerializerMethodField()
+    versions = serializers.SerializerMethodField()
 
     class Meta(DatasetSerializer.Meta):
-        fields = [*DatasetSerializer.Meta.fields, "counts", "question_status"]
+        fields = [*DatasetSerializer.Meta.fields, "counts", "question_status", "versions"]
+
+    def get_versions(self, dataset: Dataset) -> list[int]:
+        """Every version number of this name, newest first."""
+        return list(Dataset.objects.filter(name=dataset.name).order_by("-version").values_list("version", flat=True))
 
     def get_counts(self, dataset: Dataset) -> dict[str, int]:
         return dataset_counts(dataset)
@@ -69,3 +76,18 @@ class QuestionSerializer(serializers.ModelSerializer):
     class Meta:
         model = Question
         fields = ["key", "context", "position", "text", "ground_truth", "original_answer", "status"]
+
+
+class DatasetUploadSerializer(StrictFieldsMixin, serializers.Serializer):
+    """An upload (multipart/form-data): the file, its format, and optionally the dataset's name (else the file's
+    own, for dkd) and the project whose researchers see it. Re-uploading under a name makes its next version."""
+
+    file = serializers.FileField(help_text="The dataset file, in one of the import formats.")
+    format = serializers.ChoiceField(choices=list(UPLOAD_FORMATS), help_text="The file's import format.")
+    name = serializers.SlugField(required=False, allow_blank=True, max_length=120, help_text="The dataset's name.")
+    project = serializers.SlugField(
+        required=False, allow_blank=True, help_text="A project of yours whose researchers see the dataset."
+    )
+    key_by_line = serializers.BooleanField(
+        default=False, help_text="qa-jsonl, pairs-jsonl: key records by line (for files whose ids repeat)."
+    )

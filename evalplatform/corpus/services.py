@@ -1,21 +1,28 @@
 """Writes to the corpus. Every function here is the only way its rows are written."""
 
 import re
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
+from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.db.models import ProtectedError
 from django.utils.text import slugify
 
 from evalplatform import strict_json
 from evalplatform.audit.services import audit_record
-from evalplatform.corpus.importers import parse_file
+from evalplatform.corpus.importers import FORMATS, parse_file
 from evalplatform.corpus.models import Alteration, Context, Dataset, Project, Question, TextPair
 from evalplatform.corpus.payload import DatasetPayload
 from evalplatform.corpus.records import DatasetImportError
+from evalplatform.corpus.selectors import datasets_visible_to
+from evalplatform.roles import is_admin
+
+# Formats a single uploaded file can hold (dkd-dir is a folder of two files: import it with the command).
+UPLOAD_FORMATS = tuple(f for f in FORMATS if f != "dkd-dir")
 
 # Longest values the columns take; checked before writing so that a long key is a clear import error.
 KEY_MAX = Context._meta.get_field("key").max_length or 200
@@ -96,33 +103,46 @@ def dataset_import(
     name: str,
     import_format: str,
     replace: bool = False,
+    new_version: bool = False,
     actor: User | None = None,
     source: str = "",
     extra: dict[str, Any] | None = None,
 ) -> Dataset:
-    """Write a validated payload as one dataset, in one transaction: all of it or nothing.
+    """Write a validated payload as one dataset version, in one transaction: all of it or nothing.
 
-    An existing dataset of the same name is refused unless ``replace`` is set; a dataset that runs
-    refer to cannot be replaced (its runs would lose their questions). The name must be a slug; every string
-    must fit its column and hold no NUL character, every number be finite: what does not is one
-    DatasetImportError line, before anything is written."""
+    A name that exists already is refused unless ``new_version`` (the data become the name's next version, the
+    earlier ones and their runs stay as they are; the project is kept unless ``extra`` names another) or
+    ``replace`` (the latest version is deleted and written again under the same number; refused when runs refer
+    to it, since they would lose their questions). The name must be a slug; every string must fit its column and
+    hold no NUL character, every number be finite: what does not is one DatasetImportError line, before
+    anything is written."""
     check_slug(name, what="dataset name", source=source or name[:60], limit=NAME_MAX)
     _check_lengths(payload, source or name)
     _check_values(payload, source or name)
-    existing = Dataset.objects.filter(name=name).first()
+    existing = Dataset.objects.filter(name=name).order_by("-version").first()
+    version = 1
     if existing is not None:
-        if not replace:
+        if new_version:
+            version = existing.version + 1
+            extra = {"project": existing.project, **(extra or {})}
+        elif not replace:
             raise DatasetImportError(
-                source or name, f"a dataset named '{name}' exists already; pass --replace to replace it"
+                source or name,
+                f"a dataset named '{name}' exists already; pass --replace to replace it, or --new-version to "
+                f"import it as version {existing.version + 1}",
             )
-        try:
-            existing.delete()
-        except ProtectedError:
-            raise DatasetImportError(
-                source or name, f"dataset '{name}' has runs and cannot be replaced; import under another name"
-            ) from None
+        else:
+            version = existing.version
+            try:
+                existing.delete()
+            except ProtectedError:
+                raise DatasetImportError(
+                    source or name,
+                    f"dataset '{name}' has runs and cannot be replaced; import it as a new version instead",
+                ) from None
     dataset = Dataset.objects.create(
         name=name,
+        version=version,
         kind=payload.kind,
         licence=payload.licence,
         source=payload.source or _fitting(source, SOURCE_MAX),
@@ -182,7 +202,8 @@ def dataset_import(
         payload={
             "format": import_format,
             "source": dataset.source,
-            "replaced": existing is not None,
+            "version": version,
+            "replaced": existing is not None and not new_version,
             "contexts": len(contexts),
             "questions": len(questions),
             "pairs": len(payload.pairs),
@@ -204,6 +225,7 @@ def dataset_import_file(
     import_format: str,
     name: str | None = None,
     replace: bool = False,
+    new_version: bool = False,
     actor: User | None = None,
     project: str | None = None,
     key_by_line: bool = False,
@@ -224,10 +246,67 @@ def dataset_import_file(
             name=dataset_name,
             import_format=import_format,
             replace=replace,
+            new_version=new_version,
             actor=actor,
             source=str(path),
             extra=extra,
         )
+
+
+def _safe_file_name(name: str) -> str:
+    """The uploaded file's own name, reduced to a plain file name, so that error messages name it."""
+    base = Path(name or "upload").name
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", base)[:100] or "upload"
+
+
+def dataset_upload(
+    *,
+    upload: UploadedFile,
+    import_format: str,
+    actor: User,
+    name: str | None = None,
+    project: Project | None = None,
+    key_by_line: bool = False,
+) -> Dataset:
+    """Import an uploaded file as a dataset (a page's or the API's upload), in one transaction.
+
+    The file is validated whole before anything is written (``DatasetImportError`` names the file, the record
+    and the field). A name already taken makes the name's next version when the uploader sees its latest
+    version, and is refused otherwise; a project is given only by one of its members (or an admin)."""
+    label = _safe_file_name(upload.name or "")
+    if import_format not in UPLOAD_FORMATS:
+        raise DatasetImportError(label, f"format must be one of {', '.join(UPLOAD_FORMATS)}")
+    if upload.size is not None and upload.size > settings.MAX_IMPORT_BYTES:
+        raise DatasetImportError(label, f"is {upload.size} bytes, more than the limit of {settings.MAX_IMPORT_BYTES}")
+    if name is not None:
+        check_slug(name, what="dataset name", source=label, limit=NAME_MAX)
+    if project is not None and not (is_admin(actor) or project.members.filter(pk=actor.pk).exists()):
+        raise DatasetImportError(label, f"you are not a member of project '{project.name}'")
+    with tempfile.TemporaryDirectory(prefix="evalplatform-upload-") as folder:
+        path = Path(folder) / label
+        with path.open("wb") as out:
+            for chunk in upload.chunks():
+                out.write(chunk)
+        try:
+            payload = parse_file(path, import_format, limit=settings.MAX_IMPORT_BYTES, key_by_line=key_by_line)
+        except DatasetImportError as exc:  # name the uploaded file, not the temporary folder it was written to
+            raise DatasetImportError(label, exc.detail, record=exc.record, field=exc.field) from None
+    dataset_name = name or payload.name
+    if not dataset_name:
+        raise DatasetImportError(label, "no dataset name in the file: give a name")
+    check_slug(dataset_name, what="dataset name", source=label, limit=NAME_MAX)
+    latest = Dataset.objects.filter(name=dataset_name).order_by("-version").first()
+    if latest is not None and not datasets_visible_to(actor).filter(pk=latest.pk).exists():
+        raise DatasetImportError(label, f"the name '{dataset_name}' is taken by a dataset you cannot see")
+    return dataset_import(
+        payload=payload,
+        name=dataset_name,
+        import_format=import_format,
+        new_version=True,
+        actor=actor,
+        source=label,
+        extra={"project": project} if project is not None else None,
+    )
 
 
 def project_get_or_create(*, name: str) -> Project:

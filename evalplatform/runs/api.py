@@ -2,7 +2,6 @@
 pre-flight estimate, progress, results, generations with every score, the drill-down, stop and resume,
 and streamed exports (throttled). Every lookup goes through the scoped selectors."""
 
-from dataclasses import asdict
 from typing import Any
 
 import django_filters
@@ -21,6 +20,7 @@ from evalplatform.corpus.api import visible_dataset_or_404
 from evalplatform.corpus.models import Dataset
 from evalplatform.permissions import RESEARCHER_ONLY
 from evalplatform.runs import selectors, services
+from evalplatform.runs.estimate import run_estimate_parts
 from evalplatform.runs.launch import run_launch, run_resume
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
 from evalplatform.runs.serializers import (
@@ -29,6 +29,7 @@ from evalplatform.runs.serializers import (
     GenerationDetailSerializer,
     GenerationSerializer,
     ProgressSerializer,
+    ResumeSerializer,
     RunLaunchSerializer,
     RunSerializer,
 )
@@ -50,18 +51,21 @@ def visible_run_or_404(request: Request, pk: int) -> Run:
 def launch_checked(request: Request) -> tuple[Dataset, RunLaunchSerializer]:
     serializer = RunLaunchSerializer(data=request.data)
     serializer.is_valid(raise_exception=True)
-    dataset = datasets_or_400(request, serializer.validated_data["dataset"])
+    data = serializer.validated_data
+    dataset = datasets_or_400(request, data["dataset"], data.get("dataset_version"))
     return dataset, serializer
 
 
-def datasets_or_400(request: Request, name: str) -> Dataset:
+def datasets_or_400(request: Request, name: str, version: int | None = None) -> Dataset:
     try:
-        return visible_dataset_or_404(request, name)
-    except NotFound:
-        raise ValidationError({"dataset": f"no dataset '{name}' that you can see"}) from None
+        return visible_dataset_or_404(request, name, version)
+    except NotFound as exc:
+        raise ValidationError({"dataset": str(exc.detail)}) from None
 
 
 class EndpointListView(generics.ListAPIView):
+    """The active model endpoints a run may use, with their prices (the name of a key's variable is never shown)."""
+
     serializer_class = EndpointSerializer
     permission_classes = RESEARCHER_ONLY
     filterset_fields = ["provider", "mode"]
@@ -79,11 +83,16 @@ class RunFilter(django_filters.FilterSet):
 
 
 class RunListView(generics.ListCreateAPIView):
-    """GET: the runs you see. POST: launch a CDK-E run (throttled by the run_launch scope)."""
+    """GET: the runs you see. POST: launch a CDK-E or knowledge-graph run with any option of ``run_cdke`` /
+    ``run_kg`` (a field it does not know is a 400; throttled by the run_launch scope)."""
 
     serializer_class = RunSerializer
     permission_classes = RESEARCHER_ONLY
     filterset_class = RunFilter
+
+    def get_serializer_class(self) -> type[serializers.BaseSerializer[Any]]:
+        # The browsable API's form shows the launch body, not a run.
+        return RunLaunchSerializer if self.request.method == "POST" else RunSerializer
 
     @property
     def throttle_scope(self) -> str | None:
@@ -101,6 +110,7 @@ class RunListView(generics.ListCreateAPIView):
                 spec=serializer.spec(),
                 actor=request.user,
                 budget_usd=serializer.validated_data.get("budget_usd"),
+                kind=serializer.validated_data["kind"],
             )
         except SpecError as exc:
             raise ValidationError({exc.field: str(exc)}) from exc
@@ -108,7 +118,8 @@ class RunListView(generics.ListCreateAPIView):
 
 
 class RunEstimateView(APIView):
-    """The pre-flight cost of a run before it is launched (nothing is written)."""
+    """The pre-flight estimate of a run before it is launched: calls, tokens, cost and time, answer calls apart
+    from judge calls (nothing is written)."""
 
     permission_classes = RESEARCHER_ONLY
 
@@ -116,13 +127,18 @@ class RunEstimateView(APIView):
     def post(self, request: Request) -> Response:
         dataset, serializer = launch_checked(request)
         try:
-            estimate = services.run_estimate(dataset=dataset, spec=RunSpec.from_dict(serializer.spec()))
+            spec = RunSpec.from_dict(serializer.spec())
+            if serializer.validated_data["kind"] == Run.Kind.KG and spec.kg is None:
+                raise SpecError("kg", "a kg run needs its knowledge-graph options")
+            estimate = run_estimate_parts(dataset=dataset, spec=spec)
         except SpecError as exc:
             raise ValidationError({exc.field: str(exc)}) from exc
-        return Response(EstimateSerializer(asdict(estimate)).data)
+        return Response(EstimateSerializer(estimate.as_json()).data)
 
 
 class RunDetailView(generics.RetrieveAPIView):
+    """One run: its spec, status, progress, cost, manifest and the dataset version it used."""
+
     serializer_class = RunSerializer
     permission_classes = RESEARCHER_ONLY
 
@@ -168,6 +184,8 @@ class GenerationFilter(django_filters.FilterSet):
 
 
 class GenerationListView(generics.ListAPIView):
+    """A run's answers (one per cell), filterable by status, condition, temperature, model and question."""
+
     serializer_class = GenerationSerializer
     permission_classes = RESEARCHER_ONLY
     filterset_class = GenerationFilter
@@ -194,6 +212,8 @@ class GenerationDetailView(APIView):
 
 
 class RunStopView(APIView):
+    """Stop an active run (cancelled); what it has is kept and a resume takes it up where it stopped."""
+
     permission_classes = RESEARCHER_ONLY
 
     @extend_schema(request=None, responses={200: RunSerializer})
@@ -228,6 +248,8 @@ class RunResumeView(APIView):
             raise ValidationError({"kind": "a benchmark run is not resumed from here"})
         if run.status == Run.Status.DONE and not retry_failed:
             raise ValidationError({"status": "the run is done; give retry_failed to retry its failed units"})
+        if run.status == Run.Status.DONE and not run.progress_failed:
+            raise ValidationError({"status": "the run is done and nothing in it failed: there is nothing to retry"})
         run_resume(run=run, retry_failed=retry_failed, actor=request.user)
         run.refresh_from_db()
         return Response(RunSerializer(run).data)

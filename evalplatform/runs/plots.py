@@ -52,9 +52,11 @@ def correlation_scatter_svg(
     *,
     xlabel: str = "ASS",
     ylabel: str = "0.5 LAV + 0.25 Acc + 0.25 Cm",
+    urls: Sequence[Sequence[str]] | None = None,
 ) -> str:
     """One panel per (label, points, r), a point per context: by default x = its mean ASS and y = its mean
-    0.5 LAV + 0.25 Acc + 0.25 Cm (paper C, Fig. 4); paper C's Fig. 5 puts Acc on x and LAV on y."""
+    0.5 LAV + 0.25 Acc + 0.25 Cm (paper C, Fig. 4); paper C's Fig. 5 puts Acc on x and LAV on y. ``urls`` gives
+    each panel's points a link (matplotlib writes them as SVG anchors)."""
     if not series:
         return _empty("no scored contexts yet")
     n = len(series)
@@ -65,7 +67,9 @@ def correlation_scatter_svg(
         ax = fig.add_subplot(rows, cols, index + 1)
         xs = [p[0] for p in points]
         ys = [p[1] for p in points]
-        ax.scatter(xs, ys, s=14, color="#1f77b4")
+        dots = ax.scatter(xs, ys, s=14, color="#1f77b4")
+        if urls is not None and index < len(urls):
+            dots.set_urls(list(urls[index]))  # each point links to its context's answers (an inline SVG only)
         ax.set_xlim(-0.02, 1.02)
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel(literal(xlabel))

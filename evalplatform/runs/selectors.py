@@ -81,3 +81,24 @@ def run_is_active(run_id: int) -> bool:
 def stage_complete(*, run_id: int, stage: str) -> bool:
     """Every unit of one stage of the run is finished (by its counter: one query)."""
     return StageProgress.objects.filter(run_id=run_id, stage=stage, done__gte=F("total")).exists()
+
+
+# What the progress shows for each stage: the unit of work and its phase.
+PHASES = {"answer": "answering", "similarity": "similarity (ASS)", "judge": "judging", "graphs": "graphs"}
+
+
+def run_phases(run: Run) -> list[dict[str, object]]:
+    """Per stage: units finished (failed ones included), failed and planned, from the stage's counters (one query,
+    never a recount: the runs page polls this every two seconds)."""
+    if run.kind == Run.Kind.SIMILARITY_BENCHMARK:
+        return []
+    return [
+        {
+            "stage": row.stage,
+            "phase": PHASES.get(row.stage, row.stage),
+            "done": min(row.done, row.total),
+            "failed": row.failed,
+            "total": row.total,
+        }
+        for row in StageProgress.objects.filter(run=run).order_by("pk")
+    ]

@@ -19,6 +19,9 @@ RAGAS_FC_WEIGHT = 0.75
 # the context, one five-level rubric; the default), "authors" (the prompts published with the DKD).
 JUDGE_PROMPT_SETS = ("1", "2", "authors")
 DEFAULT_JUDGE_PROMPTS = "2"
+# The evaluators' metrics a run can ask for (paper C, section 3.4): FC, AC, Acc, Cm, LAV; all five by default. AC is
+# computed from FC (AC = (1 - w) ASS + w FC), so asking for AC scores FC too. ASS needs no evaluator: always scored.
+JUDGE_METRICS = ("fc", "ac", "acc", "cm", "lav")
 # 0.2 / 0.9 / 50: the candidates' sampling in "Context Is King" (section 4).
 PAPER_TEMPERATURE = 0.2
 # The largest count (limit, per_context) and seed a spec takes: a 32-bit signed integer, which every database and
@@ -85,6 +88,7 @@ class RunSpec:
     judge_prompts: str = DEFAULT_JUDGE_PROMPTS
     embedder: str | None = None
     per_context: int | None = None
+    metrics: list[str] = field(default_factory=lambda: list(JUDGE_METRICS))
     # Options of the knowledge-graph pass (S3KG / CUS / TAU), validated by scoring.kg_spec; None: no pass.
     kg: dict[str, Any] | None = None
 
@@ -132,6 +136,15 @@ class RunSpec:
         embedder = data.get("embedder")
         if embedder is not None and not isinstance(embedder, str):
             raise SpecError("embedder", "must be a sentence-transformers model path")
+        metrics = _names(data, "metrics", required=False) if "metrics" in data else list(JUDGE_METRICS)
+        bad_metrics = [m for m in metrics if m not in JUDGE_METRICS]
+        if bad_metrics:
+            raise SpecError("metrics", f"'{bad_metrics[0]}' is not one of {', '.join(JUDGE_METRICS)}")
+        if not metrics:
+            raise SpecError("metrics", "must name at least one judge metric")
+        if "ac" in metrics and "fc" not in metrics:
+            metrics = [*metrics, "fc"]
+        metrics = [m for m in JUDGE_METRICS if m in metrics]
         for flag in ("use_cache", "only_validated"):
             if flag in data and not isinstance(data[flag], bool):
                 raise SpecError(flag, "must be true or false")
@@ -149,6 +162,7 @@ class RunSpec:
             judge_prompts=judge_prompts,
             embedder=embedder,
             per_context=per_context,
+            metrics=metrics,
             kg=kg,
         )
 

@@ -2,7 +2,7 @@
 
 from django.urls import URLPattern, URLResolver, path
 
-from evalplatform.runs import api, views
+from evalplatform.runs import api, control_views, views
 
 app_name = "runs"
 
@@ -10,6 +10,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("runs/", views.run_list, name="run-list"),
     path("runs/launch/", views.run_launch, name="launch"),
     path("runs/<int:pk>/", views.run_detail, name="run"),
+    path("runs/<int:pk>/stop/", control_views.run_stop, name="stop"),
+    path("runs/<int:pk>/resume/", control_views.run_resume_page, name="resume"),
     path("runs/<int:pk>/generations/<int:gen>/", views.generation_detail, name="generation"),
     path("runs/<int:pk>/plots/correlation.svg", views.plot_correlation, name="plot-correlation"),
     path("runs/<int:pk>/plots/temperature.svg", views.plot_temperature, name="plot-temperature"),

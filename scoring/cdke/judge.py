@@ -5,7 +5,7 @@ unparseable judge output (after one repair) is stored as such with its raw text,
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,6 +144,12 @@ def judge_values(generation: Generation, *, with_context: bool) -> dict[str, obj
     return values
 
 
+def not_chosen(metric: str) -> MetricResult:
+    """A metric the run did not ask for: stored as skipped (counted apart, never averaged), so that the LAV row
+    still marks the evaluator's set of an answer as finished."""
+    return MetricResult(metric, None, ScoreStatus.SKIPPED, "", {"reason": "not chosen for this run"})
+
+
 def _scale(judge: JudgeContext, metric: str, values: dict[str, object]) -> tuple[MetricResult, ...]:
     prompts = judge.prompts
     template = prompts.accuracy if metric == Metric.ACC else prompts.completeness
@@ -186,18 +192,23 @@ def judge_metrics(
     *,
     have: Mapping[str, MetricResult] | None = None,
     last_attempt: bool = True,
+    metrics: Sequence[str] = JUDGE_METRICS,
 ) -> list[MetricResult]:
     """FC, Acc, Cm and LAV of one generation by one evaluator, with the run's prompt set (AC follows from FC and
     ASS when both are stored: ``scoring.cdke.similarity.fill_ac``); each metric on its
     own: one that fails (a permanent provider error, or a transient one on the task's last attempt) is failed
-    alone, the others are scored. ``have`` holds the metrics stored before (not asked again). On a transient
-    error before the last attempt, ``ScoringInterrupted`` carries what was scored so far (LAV, which completes
-    the unit, is scored last)."""
+    alone, the others are scored. A metric the run did not choose (``metrics``) is skipped without a call (AC
+    needs FC: the spec adds FC when AC is chosen). ``have`` holds the metrics stored before (not asked again).
+    On a transient error before the last attempt, ``ScoringInterrupted`` carries what was scored so far (LAV,
+    which completes the unit, is scored last)."""
     results: dict[str, MetricResult] = dict(have or {})
+    for metric in (Metric.FC, Metric.ACC, Metric.CM, Metric.LAV):
+        if metric not in metrics:
+            results.setdefault(metric, not_chosen(metric))
     values = judge_values(generation, with_context=judge.prompts.with_context)
 
-    def attempt(metrics: tuple[str, ...], score: Callable[[], tuple[MetricResult, ...]]) -> None:
-        if all(m in results for m in metrics):
+    def attempt(names: tuple[str, ...], score: Callable[[], tuple[MetricResult, ...]]) -> None:
+        if all(m in results for m in names):
             return
         try:
             for result in score():
@@ -205,10 +216,10 @@ def judge_metrics(
         except TransientProviderError as exc:
             if not last_attempt:
                 raise ScoringInterrupted(exc) from exc
-            for m in metrics:
+            for m in names:
                 results.setdefault(m, _failed(m, f"provider kept failing after retries: {exc}"))
         except ProviderError as exc:
-            for m in metrics:
+            for m in names:
                 results.setdefault(m, _failed(m, f"provider error: {exc}"))
 
     try:
@@ -308,7 +319,12 @@ def scores_store(
 
 
 def generation_score(
-    *, generation: Generation, judge: JudgeContext, fc_weight: float, last_attempt: bool = True
+    *,
+    generation: Generation,
+    judge: JudgeContext,
+    fc_weight: float,
+    last_attempt: bool = True,
+    metrics: Sequence[str] = JUDGE_METRICS,
 ) -> list[MetricResult]:
     """Score a generation with one evaluator: the metrics it lacks, each on its own (a resumed or retried unit
     asks only for what is missing). Idempotent: a complete unit (its LAV stored) is never redone."""
@@ -320,7 +336,7 @@ def generation_score(
         for row in stored.exclude(metric__in=[Metric.ASS, Metric.AC])
     }
     try:
-        results = judge_metrics(judge, generation, have=have, last_attempt=last_attempt)
+        results = judge_metrics(judge, generation, have=have, last_attempt=last_attempt, metrics=metrics)
     except ScoringInterrupted as exc:
         scores_store(
             generation=generation,

@@ -19,7 +19,7 @@ in every set. Plain Python."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -357,7 +357,16 @@ class JudgePrompts:
     def calls_per_answer(self) -> int:
         """Judge calls per scored answer: answer statements, classification, Acc and Cm (one or two), LAV (the
         ground truth's statements are extracted once per question; the error type only for invalid answers)."""
-        return 2 + (1 if self.accuracy_and_completeness is not None else 2) + 1
+        return self.calls_for(("fc", "ac", "acc", "cm", "lav"))
+
+    def calls_for(self, metrics: Sequence[str]) -> int:
+        """Judge calls per scored answer for these metrics: FC and AC share two (the answer's statements and their
+        classification), Acc and Cm one each (one for both in a combined prompt), LAV one."""
+        calls = 2 if ("fc" in metrics or "ac" in metrics) else 0
+        wanted = ("acc" in metrics) + ("cm" in metrics)
+        if wanted:
+            calls += 1 if self.accuracy_and_completeness is not None else wanted
+        return calls + (1 if "lav" in metrics else 0)
 
 
 JUDGE_PROMPT_SETS: dict[str, JudgePrompts] = {

@@ -131,8 +131,9 @@ def result_rows(run: Run) -> list[ResultRow]:
                     values[metric].append(float(score["value"]))
                 elif score["status"] == ScoreStatus.UNPARSEABLE:
                     unparseable[metric] += 1
-                else:
+                elif score["status"] == ScoreStatus.FAILED:
                     failed[metric] += 1
+                # skipped: a metric the run did not choose, neither a value nor a failure
             n_any_unparseable += ScoreStatus.UNPARSEABLE in statuses
             n_any_failed += ScoreStatus.FAILED in statuses
         row = ResultRow(model, evaluator, temperature, condition, len(gens), n_any_unparseable, n_any_failed)
@@ -152,6 +153,7 @@ class Correlation:
     pearson: float | None
     spearman: float | None
     points: list[tuple[float, float]]  # (ASS, 0.5 LAV + 0.25 Acc + 0.25 Cm) per context
+    context_ids: list[int] = field(default_factory=list)  # the context of each point, in the same order
 
 
 @run_snapshot
@@ -200,7 +202,8 @@ def _per_context(model: str, evaluator: str, contexts: dict[int, list[tuple[floa
         (sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts)) for _, pts in sorted(contexts.items())
     ]
     xs, ys = [p[0] for p in points], [p[1] for p in points]
-    return Correlation(model, evaluator, len(points), pearson(xs, ys), spearman(xs, ys), points)
+    ids = [context_id for context_id, _ in sorted(contexts.items())]
+    return Correlation(model, evaluator, len(points), pearson(xs, ys), spearman(xs, ys), points, ids)
 
 
 @dataclass
@@ -245,16 +248,15 @@ class ErrorClassRow:
     neither: float
 
 
-@run_snapshot
-def error_class_rows(run: Run) -> list[ErrorClassRow]:
-    """Share of answers that follow the context, revert to the original fact, or neither, per model,
-    temperature and condition (scoring.error_classes states the rule)."""
+def generation_classes(run: Run) -> dict[int, str]:
+    """Each answered generation's error class: followed the context, reverted to the prior, or neither
+    (scoring.error_classes states the rule)."""
     alterations: dict[int, list[tuple[str, str]]] = defaultdict(list)
     for context_id, original_fact, divergent_fact in Alteration.objects.filter(
         context__dataset=run.dataset
     ).values_list("context_id", "original", "divergent"):
         alterations[context_id].append((original_fact, divergent_fact))
-    counts: dict[tuple[str, float, str], dict[str, int]] = defaultdict(lambda: dict.fromkeys(ERROR_CLASSES, 0))
+    classes: dict[int, str] = {}
     for g in _generations(run):
         if g["status"] != Generation.Status.DONE:
             continue
@@ -263,9 +265,19 @@ def error_class_rows(run: Run) -> list[ErrorClassRow]:
             original_answer=g["question__original_answer"],
             alterations=alterations[g["question__context_id"]],
         )
-        counts[(g["model__name"], g["temperature"], g["condition"])][
-            classify_answer(g["text"], divergent, original)
-        ] += 1
+        classes[g["pk"]] = classify_answer(g["text"], divergent, original)
+    return classes
+
+
+@run_snapshot
+def error_class_rows(run: Run) -> list[ErrorClassRow]:
+    """Share of answers that follow the context, revert to the original fact, or neither, per model,
+    temperature and condition (scoring.error_classes states the rule)."""
+    classes = generation_classes(run)
+    counts: dict[tuple[str, float, str], dict[str, int]] = defaultdict(lambda: dict.fromkeys(ERROR_CLASSES, 0))
+    for g in _generations(run):
+        if g["pk"] in classes:
+            counts[(g["model__name"], g["temperature"], g["condition"])][classes[g["pk"]]] += 1
     rows = []
     for (model, temperature, condition), c in sorted(counts.items()):
         n = sum(c.values())

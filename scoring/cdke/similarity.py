@@ -83,7 +83,9 @@ def fill_ac(*, generation_id: int, scorer: str, fc_weight: float) -> bool:
     if fc is None:
         return False
     details: dict[str, object] = {"fc_weight": fc_weight}
-    if fc.status != ScoreStatus.OK or fc.value is None:
+    if fc.status == ScoreStatus.SKIPPED:  # the run chose neither FC nor AC
+        ac = GenerationScore(status=fc.status, details=details | {"reason": "not chosen for this run"})
+    elif fc.status != ScoreStatus.OK or fc.value is None:
         ac = GenerationScore(status=fc.status, details=details | {"error": "FC could not be scored"})
     else:
         ass = scores.filter(metric=Metric.ASS).first()

@@ -174,6 +174,7 @@ class JudgeStage(Stage):
             "fc_weight": spec.fc_weight,
             "ac_convention": spec.ac_convention,
             "judge_prompts": spec.judge_prompts,
+            "judge_metrics": list(spec.metrics),
         }
         return _prompts(*JUDGE_PROMPT_SETS[spec.judge_prompts].templates) | {"metrics": metrics}
 
@@ -199,7 +200,8 @@ class JudgeStage(Stage):
                 float(endpoint.price_output_per_mtok),
                 JUDGE_ESTIMATE_MAX_TOKENS,
             )
-            scale = (n_answers * prompts.calls_per_answer + len(questions)) / len(questions)
+            truth_extractions = len(questions) if ("fc" in spec.metrics or "ac" in spec.metrics) else 0
+            scale = (n_answers * prompts.calls_for(spec.metrics) + truth_extractions) / len(questions)
             total = _add(total, _times(per_question, scale))
         return total
 

@@ -179,7 +179,13 @@ def _score(self: Task, generation_id: int, evaluator_id: int) -> None:
     )
     last_attempt = self.request.is_eager or self.request.retries >= MAX_RETRIES
     try:
-        generation_score(generation=generation, judge=judge, fc_weight=spec.fc_weight, last_attempt=last_attempt)
+        generation_score(
+            generation=generation,
+            judge=judge,
+            fc_weight=spec.fc_weight,
+            last_attempt=last_attempt,
+            metrics=spec.metrics,
+        )
     except BudgetExceeded as exc:
         _stop_at_budget(run, exc)
         return

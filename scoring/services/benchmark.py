@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -164,7 +165,12 @@ def _finite(value: float | None) -> float | None:
 
 
 def similarity_benchmark_run(
-    *, dataset: Dataset, extractor: str = "dependency", alpha_sweep: bool = False, encoder_path: str | None = None
+    *,
+    dataset: Dataset,
+    extractor: str = "dependency",
+    alpha_sweep: bool = False,
+    encoder_path: str | None = None,
+    actor: User | None = None,
 ) -> tuple[Run, dict[str, Any]]:
     """Score the dataset's labelled pairs with every method and store a similarity_benchmark run.
 
@@ -193,6 +199,7 @@ def similarity_benchmark_run(
         run = Run.objects.create(
             kind=Run.Kind.SIMILARITY_BENCHMARK,
             dataset=dataset,
+            created_by=actor,
             spec={
                 "extractor": extractor,
                 "alpha_sweep": alpha_sweep,

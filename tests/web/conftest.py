@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from evalplatform.corpus.models import Alteration, Context, Dataset, Project, Question, TextPair
 from evalplatform.roles import user_add_role
-from evalplatform.runs.models import Generation, ModelEndpoint, Run
+from evalplatform.runs.models import Generation, ModelEndpoint, Run, StageProgress
 from scoring.models import BenchmarkResult, GenerationScore, GraphScore, KnowledgeGraph, TauDiagnosis, Triplet
 
 PASSWORD = "a-long-test-password-1"
@@ -102,10 +102,12 @@ def make_world() -> World:
             "conditions": ["divergent"],
             "samples": 1,
         },
-        progress_total=8,
-        progress_done=8,
+        progress_total=12,
+        progress_done=12,
         cost_usd=Decimal("0.001"),
     )
+    for stage in ("answer", "similarity", "judge"):  # 4 cells, one unit each per stage, all finished
+        StageProgress.objects.create(run=run, stage=stage, per_cell=1, total=4, done=4)
     answers = ["In 1901.", "In 1889.", "In 1901, in Lyon.", "No idea."]
     generations = [
         Generation.objects.create(

@@ -107,16 +107,18 @@ def test_browser_launch_watch_progress_and_see_the_plots(
     time.sleep(0.5)
     rows = browser.find_elements(By.CSS_SELECTOR, "#table2 tbody tr")
     assert len(rows) == 4  # 1 model x 1 evaluator x 2 temperatures x 2 conditions
-    for plot in ("plot-correlation", "plot-temperature"):
-        width = wait.until(
-            lambda d, p=plot: d.execute_script(  # type: ignore[misc]
-                "const i = document.getElementById(arguments[0]); return i.complete ? i.naturalWidth : 0;", p
-            )
+    # Plots only where they carry information: two temperatures draw the temperature plot; two contexts are too
+    # few for the per-context scatters, which the page leaves out.
+    width = wait.until(
+        lambda d: d.execute_script(
+            "const i = document.getElementById('plot-temperature'); return i.complete ? i.naturalWidth : 0;"
         )
-        assert width > 100, plot
+    )
+    assert width > 100
+    assert not browser.find_elements(By.ID, "plot-correlation")
     ARTIFACTS.mkdir(exist_ok=True)
     browser.save_screenshot(str(ARTIFACTS / "web-run-page.png"))
-    browser.execute_script("document.getElementById('plot-correlation').scrollIntoView();")
+    browser.execute_script("document.getElementById('plot-temperature').scrollIntoView();")
     browser.save_screenshot(str(ARTIFACTS / "web-run-plots.png"))
 
     browser.get(f"{live_server.url}/runs/")

@@ -46,7 +46,8 @@ def test_run_page_shows_table2_means_counts_graph_scores_and_error_classes(world
     assert "0.500" in html and "0.667" in html and "1 unp." in html
     assert 'id="graph-scores"' in html and "0.6857" in html
     assert 'id="error-classes"' in html
-    assert f'src="/runs/{world.run.pk}/plots/correlation.svg"' in html
+    # Two contexts are too few for the per-context scatter: the page leaves it out (plots only where informative).
+    assert 'id="plot-correlation"' not in html
 
 
 def test_results_api_gives_intervals_and_unparseable_counts(world: World) -> None:

@@ -1,4 +1,4 @@
-"""python manage.py import_dataset FILE --format FORMAT --name NAME [--replace] [--key-by-line]"""
+"""python manage.py import_dataset FILE --format FORMAT --name NAME [--replace | --new-version] [--key-by-line]"""
 
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,12 @@ class Command(BaseCommand):
         parser.add_argument("file", type=Path, help="The file (or, for dkd-dir, the folder) to import.")
         parser.add_argument("--format", required=True, choices=FORMATS, dest="format")
         parser.add_argument("--name", help="Dataset name (dkd: defaults to the file's own 'name').")
-        parser.add_argument("--replace", action="store_true", help="Replace a dataset of the same name.")
+        parser.add_argument("--replace", action="store_true", help="Replace the latest version of the same name.")
+        parser.add_argument(
+            "--new-version",
+            action="store_true",
+            help="Import as the next version of an existing name (earlier versions and their runs are kept).",
+        )
         parser.add_argument("--project", help="Project whose researchers see the dataset (created if new).")
         parser.add_argument(
             "--key-by-line",
@@ -41,6 +46,7 @@ class Command(BaseCommand):
                 import_format=options["format"],
                 name=options["name"],
                 replace=options["replace"],
+                new_version=options["new_version"],
                 project=options["project"],
                 key_by_line=options["key_by_line"],
             )
@@ -51,6 +57,7 @@ class Command(BaseCommand):
             raise CommandError(f"{options['file']}: the database refused the import: {reason}") from None
         counts = dataset_counts(dataset)
         self.stdout.write(
-            f"imported dataset '{dataset.name}' ({dataset.kind}): {counts['contexts']} contexts, "
+            f"imported dataset '{dataset.name}' version {dataset.version} ({dataset.kind}): "
+            f"{counts['contexts']} contexts, "
             f"{counts['questions']} questions, {counts['alterations']} alterations, {counts['pairs']} pairs"
         )
