@@ -110,19 +110,3 @@ class PairScoreAdmin(admin.ModelAdmin):
     list_filter = ["method"]
     search_fields = ["method", "pair__key"]
     raw_id_fields = ["run", "pair"]
-
-
-@admin.register(ErrorTypeJudgement)
-class ErrorTypeJudgementAdmin(admin.ModelAdmin):
-    list_display = ["pk", "generation", "scorer", "label", "status", "created_at"]
-    list_filter = ["label", "status", "scorer"]
-    search_fields = ["generation__question__key", "raw_output"]
-    raw_id_fields = ["generation", "evaluator"]
-
-
-@admin.register(GeneratorRefusal)
-class GeneratorRefusalAdmin(admin.ModelAdmin):
-    list_display = ["pk", "dataset", "context_key", "step", "generator", "created_at"]
-    list_filter = ["step", "generator"]
-    search_fields = ["context_key", "raw_output"]
-    raw_id_fields = ["dataset"]

@@ -73,4 +73,3 @@ def dataset_get(*, user: AnyUser, name: str, version: int | None = None) -> Data
 def dataset_versions(*, user: AnyUser, name: str) -> QuerySet[Dataset]:
     """The versions of a name that the user sees, newest first."""
     return datasets_visible_to(user).filter(name=name).select_related("created_by").order_by("-version")
-

@@ -226,12 +226,6 @@ class RunStopView(APIView):
         return Response(RunSerializer(run).data)
 
 
-class ResumeSerializer(serializers.Serializer):
-    retry_failed = serializers.BooleanField(
-        default=False, help_text="Also try the failed answers and the failed scores again (a finished run too)."
-    )
-
-
 class RunResumeView(APIView):
     """Resume a stopped or interrupted run; with ``retry_failed`` also retry only its failed cells and scores,
     a finished run's included (what succeeded is kept; what was asked before comes from the cache)."""
