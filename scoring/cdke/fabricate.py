@@ -112,20 +112,20 @@ def contexts_fabricate(
 ) -> tuple[Dataset, AuthoringReport]:
     """Make (or complete) a dkd dataset whose contexts are divergent rewrites of ``source``'s texts: each keeps
     the real text as ``source_text`` and the generator's list of alterations. Contexts already fabricated are
-    skipped, so a second call continues where the first stopped. The new dataset's name must be a slug, as an
-    imported one's (``DatasetImportError`` otherwise)."""
+    skipped, so a second call continues where the first stopped (in the name's latest version). The new
+    dataset's name must be a slug, as an imported one's (``DatasetImportError`` otherwise)."""
     check_slug(target_name, what="dataset name", source="--into", limit=NAME_MAX)
     client = client_for(generator)
     report = AuthoringReport()
-    target, _ = Dataset.objects.get_or_create(
-        name=target_name,
-        defaults={
-            "kind": Dataset.Kind.DKD,
-            "source": f"fabricated from {source.name} by {generator.name}",
-            "project": source.project,
-            "created_by": actor,
-        },
-    )
+    target = Dataset.objects.filter(name=target_name).order_by("-version").first()  # continue its latest version
+    if target is None:
+        target = Dataset.objects.create(
+            name=target_name,
+            kind=Dataset.Kind.DKD,
+            source=f"fabricated from {source.name} by {generator.name}",
+            project=source.project,
+            created_by=actor,
+        )
     done = set(target.contexts.values_list("key", flat=True))
     contexts = source.contexts.order_by("position", "pk").exclude(key__in=done)
     for context in contexts[:limit] if limit else contexts:

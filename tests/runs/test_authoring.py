@@ -30,6 +30,18 @@ def test_fabrication_keeps_the_real_text_and_records_the_alterations(
     assert second.created == 1 and again.contexts.count() == 3  # already fabricated contexts are skipped
 
 
+def test_fabrication_continues_the_latest_version_of_a_name_with_several(
+    sample_dataset: Dataset, endpoint_factory: Callable[..., ModelEndpoint], judge_server: JudgeServer
+) -> None:
+    """A name with two versions: get_or_create by name raised MultipleObjectsReturned."""
+    for version in (1, 2):
+        Dataset.objects.create(name="fabricated", version=version, kind=Dataset.Kind.DKD)
+    target, report = contexts_fabricate(
+        source=sample_dataset, target_name="fabricated", generator=endpoint_factory("gen"), limit=1
+    )
+    assert target.version == 2 and report.created == 1 and target.contexts.count() == 1
+
+
 def test_unparseable_generator_output_creates_nothing_and_is_reported(
     sample_dataset: Dataset, endpoint_factory: Callable[..., ModelEndpoint], judge_server: JudgeServer
 ) -> None:
