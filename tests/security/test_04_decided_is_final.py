@@ -96,6 +96,7 @@ def test_the_page_offers_the_reopen_form_to_the_researcher_only(ann, decided_by_
     assert b'name="action" value="reopen"' in _api(ann.researcher).get(f"/annotation/consensus/{item}/").content
     annotator_page = _api(ann.annotator).get(f"/annotation/consensus/{item}/").content
     assert b"Record decision" not in annotator_page and b'value="reopen"' not in annotator_page
+    assert b'name="adopt"' not in annotator_page  # nor a button that adopts a ground truth
     reopened = _api(ann.researcher).post(f"/annotation/consensus/{item}/", {"action": "reopen", "reason": "recheck"})
     assert reopened.status_code == 302
     assert ReviewItem.objects.get(pk=item).state == ItemState.NEEDS_DECISION
