@@ -102,3 +102,42 @@ def test_browser_annotator_reviews_and_aligns_with_the_keyboard(browser, live_se
     assert label.aligned == [[0, 1]]
     assert label.answer_errors == {"1": "extra"}
     assert label.gold_errors == {"0": "missing"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_browser_a_triplet_marked_extra_is_not_aligned_by_the_next_gold_click(browser, live_server) -> None:
+    """Regression: the answer triplet clicked last stayed 'waiting for its gold partner' after the toolbar had given
+    it an error type, so the next gold click aligned it and wiped the label (the tour found it)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    world = make_world(n_questions=1)
+    user = User.objects.get(pk=world.annotator.pk)
+    user.set_password("annotate-me-please")
+    user.save()
+    tau_item_create(
+        gold=[["tower", "finished in", "1901"], ["tower", "located in", "lyon"]],
+        answer=[["tower", "finished in", "1901"], ["tower", "built by", "martians"]],
+    )
+    wait = WebDriverWait(browser, 10)
+    browser.get(f"{live_server.url}/accounts/login/?next=/annotation/")
+    browser.find_element(By.NAME, "username").send_keys(user.username)
+    browser.find_element(By.NAME, "password").send_keys("annotate-me-please" + Keys.ENTER)
+    wait.until(ec.presence_of_element_located((By.ID, "next-tau"))).click()
+    wait.until(ec.presence_of_element_located((By.ID, "tau-board")))
+    answers = browser.find_elements(By.CSS_SELECTOR, "#answer-list li")
+    golds = browser.find_elements(By.CSS_SELECTOR, "#gold-list li")
+    answers[0].click()
+    golds[0].click()
+    answers[1].click()
+    browser.find_element(By.ID, "btn-extra").click()
+    golds[1].click()  # selects the gold triplet only: A2 is labelled, not waiting for a partner
+    browser.find_element(By.ID, "btn-missing").click()
+    assert answers[1].get_attribute("data-state") == "extra"
+    assert "Every triplet is labelled" in browser.find_element(By.ID, "tau-status").text
+    browser.find_element(By.ID, "submit-tau").click()
+    wait.until(ec.presence_of_element_located((By.ID, "next-tau")))
+    label = TauLabel.objects.get(assignment__annotator=user)
+    assert (label.aligned, label.answer_errors, label.gold_errors) == ([[0, 0]], {"1": "extra"}, {"1": "missing"})

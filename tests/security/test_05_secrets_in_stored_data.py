@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
+from django.db.models import F
 from django.test import Client
 
 from evalplatform.llm.errors import ProviderError
@@ -21,7 +22,7 @@ from evalplatform.llm.redaction import REDACTED
 from evalplatform.llm.types import LLMRequest
 from evalplatform.runs.clients import provider_for
 from evalplatform.runs.launch import run_launch
-from evalplatform.runs.models import Generation, ModelEndpoint, Run
+from evalplatform.runs.models import Generation, ModelEndpoint, Run, StageProgress
 from evalplatform.runs.spec import SpecError
 from scoring.models import GenerationScore
 from tests.web.conftest import World, client_for
@@ -249,7 +250,11 @@ def test_an_error_is_scrubbed_before_it_is_cut(monkeypatch: pytest.MonkeyPatch, 
 
     monkeypatch.setenv(KEY_ENV, KEY)
     generation = world.generations[0]
+    # The cell is pending again, and the run's counters with it (each stage gives it one unit).
     Generation.objects.filter(pk=generation.pk).update(status=Generation.Status.PENDING)
+    StageProgress.objects.filter(run=world.run).update(done=F("done") - F("per_cell"))
+    per_cell = sum(StageProgress.objects.filter(run=world.run).values_list("per_cell", flat=True))
+    Run.objects.filter(pk=world.run.pk).update(progress_done=F("progress_done") - per_cell)
     assert generation_mark_failed(generation_id=generation.pk, error="x" * 1990 + KEY)
     stored = Generation.objects.values_list("error", flat=True).get(pk=generation.pk)
     assert KEY[:10] not in stored and stored.startswith("x" * 1990)

@@ -32,7 +32,9 @@
   function align(a, g) { snapshot(); clear("answer", a); clear("gold", g); state.pairOfAnswer[a] = g; state.pairOfGold[g] = a; }
   function setError(side, index, kind) {
     if (ALLOWED[side].indexOf(kind) === -1) { say(kind.replace("_", " ") + " does not apply to a " + side + " triplet."); return false; }
-    snapshot(); clear(side, index); state.errors[side][index] = kind; return true;
+    snapshot(); clear(side, index); state.errors[side][index] = kind;
+    if (side === "answer" && picked === index) { picked = null; }  // labelled: no longer waiting for a gold partner
+    return true;
   }
   function say(text) { statusLine.textContent = text; }
 
@@ -107,7 +109,7 @@
       if (!items.answer.length || !items.gold.length) { return; }
       align(picked !== null ? picked : cursor.answer, cursor.gold);
       picked = null;
-    } else if (action === "clear") { snapshot(); clear(active, cursor[active]); }
+    } else if (action === "clear") { snapshot(); clear(active, cursor[active]); picked = null; }
     else if (action === "undo") { undo(); }
     render();
   }
