@@ -3,6 +3,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_O
 RUN apt-get update && apt-get install -y --no-install-recommends build-essential cmake && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY requirements.txt .
+# llama-cpp-python for a portable AVX2 baseline: a -march=native build can die on hosts that report AMX / AVX-512
+# they cannot run (see the Makefile).
+ENV CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
 RUN pip install --no-cache-dir -r requirements.txt
 COPY . .
 EXPOSE 8000

@@ -11,9 +11,21 @@ DEV_ENV := DEBUG=1
 
 install: $(STAMP)
 
+# llama-cpp-python compiles from source. Built with -march=native it enables every instruction set the CPU reports,
+# and on some virtual machines (AMX / AVX-512 reported, not usable) the first inference dies with a segmentation
+# fault; so it is built for a portable AVX2 baseline, once per machine, into a wheelhouse outside the checkout (pip's
+# own wheel cache ignores CMAKE_ARGS and would hand back a native build).
+LLAMA_REQ := $(shell grep -m1 '^llama-cpp-python' requirements.txt)
+LLAMA_VERSION := $(shell grep -m1 '^llama-cpp-python' requirements.txt | sed 's/.*==//')
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+WHEELHOUSE ?= $(HOME)/.cache/evalplatform/wheels-avx2
+
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
+	ls $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1 || \
+		CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip wheel --no-deps --no-cache-dir -w $(WHEELHOUSE) "$(LLAMA_REQ)"
+	$(PY) -m pip install --force-reinstall --no-deps $(WHEELHOUSE)/llama_cpp_python-$(LLAMA_VERSION)-*.whl
 	$(PY) -m pip install -r requirements.txt
 	rm -f $(VENV)/.installed-*
 	touch $@
