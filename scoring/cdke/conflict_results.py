@@ -173,7 +173,10 @@ def _observations(run: Run) -> dict[GroupKey, _Group]:
 
 @run_snapshot
 def conflict_rows(run: Run) -> list[ConflictRow]:
-    """The figures per model, condition and temperature (sorted)."""
+    """The figures per model, condition and temperature (sorted); none where ``missing_reason`` gives a reason
+    (the run's last unit warms every snapshot: a run without closed-book answers costs nothing here)."""
+    if missing_reason(run) is not None:
+        return []
     rows = []
     for (model, condition, temperature), group in sorted(_observations(run).items()):
         observations = group.observations
@@ -201,6 +204,8 @@ def conflict_rows(run: Run) -> list[ConflictRow]:
 def conflict_comparisons(run: Run) -> list[ModelPair]:
     """Every two models (in name order) under each condition and temperature both answered: context-following
     on the conflict items both have, paired (``scoring.stats.paired_comparison``: McNemar's exact test)."""
+    if missing_reason(run) is not None:
+        return []
     groups = _observations(run)
     cells: dict[tuple[str, float], dict[str, list[ConflictObservation]]] = defaultdict(dict)
     for (model, condition, temperature), group in groups.items():

@@ -52,6 +52,7 @@ def test_a_run_without_closed_book_answers_says_so(world: World) -> None:
     client = client_for(world, "researcher")
     data = client.get(f"/api/runs/{world.run.pk}/conflict/").json()
     assert data["reason"] == NO_CLOSED_BOOK and data["rows"] == [] and data["comparisons"] == []
+    assert client.get(f"/api/runs/{world.run.pk}/results/").json()["conflict"]["reason"] == NO_CLOSED_BOOK
     page = client.get(f"/runs/{world.run.pk}/conflict/")
     assert "launch with the `none` condition" in page.content.decode()
     assert b'id="conflict-table"' not in page.content
@@ -74,6 +75,8 @@ def test_figures_by_hand_in_the_api_and_on_the_page(world: World) -> None:
     bins = {b["label"]: b["preference"]["rate"]["value"] for b in row["preference_by_date_distance"]}
     assert bins["10-50y"] == 0.5 and bins["<1y"] is None
     assert data["comparisons"] == []  # one model
+    # The run's results JSON (the API's and ``run_cdke --json``'s) carries the same figures.
+    assert client.get(f"/api/runs/{world.run.pk}/results/").json()["conflict"] == data
     page = client.get(f"/runs/{world.run.pk}/conflict/").content.decode()
     assert 'id="conflict-table"' in page and "<svg" in page and "0.333" in page
 
