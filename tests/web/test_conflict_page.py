@@ -81,6 +81,17 @@ def test_figures_by_hand_in_the_api_and_on_the_page(world: World) -> None:
     assert 'id="conflict-table"' in page and "<svg" in page and "0.333" in page
 
 
+def test_the_distance_plot_draws_labels_as_given_and_says_when_it_has_nothing() -> None:
+    from evalplatform.runs.plots import preference_by_distance_svg
+
+    empty = preference_by_distance_svg({"number": {"m": [("x1-1.1", None, None, None, 0)]}})
+    assert "no number or date alteration" in empty
+    svg = preference_by_distance_svg(
+        {"date": {"$m$ / divergent": [("<1y", None, None, None, 0), ("1-5y", 0.25, 0.0, 0.5, 4)]}, "number": {}}
+    )
+    assert svg.startswith("<svg") and "$m$ / divergent" in svg and "dates" in svg and "numbers" not in svg
+
+
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_browser_opens_the_conflict_page_from_the_run_page(browser: Any, live_server: Any) -> None:  # noqa: F811
