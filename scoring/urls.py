@@ -3,6 +3,8 @@
 from django.urls import URLPattern, URLResolver, path
 
 from scoring import api, compare_api, compare_views, launch_api, launch_views, views
+from scoring.conflict_api import RunConflictView
+from scoring.conflict_views import run_conflict
 
 app_name = "scoring"
 
@@ -13,6 +15,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("api/runs/compare/", compare_api.RunCompareView.as_view(), name="api-run-compare"),
     path("api/runs/compare/answers/", compare_api.RunCompareAnswersView.as_view(), name="api-run-compare-answers"),
     path("api/runs/<int:pk>/effects/", compare_api.RunEffectsView.as_view(), name="api-run-effects"),
+    path("runs/<int:pk>/conflict/", run_conflict, name="run-conflict"),
+    path("api/runs/<int:pk>/conflict/", RunConflictView.as_view(), name="api-run-conflict"),
     path("benchmarks/heatmap-<str:metric>.svg", views.heatmap, name="heatmap"),
     path("benchmarks/alpha-sweep-<str:metric>.svg", views.alpha_sweep, name="alpha-sweep"),
     path("api/benchmarks/", api.BenchmarkResultListView.as_view(), name="api-benchmarks"),

@@ -156,3 +156,45 @@ def graph_svg(triplets: Sequence[tuple[str, str, str]], title: str) -> str:
     ax.set_xlim(min(xs) - 0.4, max(xs) + 0.4)
     ax.set_ylim(min(ys) - 0.3, max(ys) + 0.3)
     return _svg(fig)
+
+
+# (bin label, rate, interval low, interval high, n) for one distance bin of one series.
+PreferencePoint = tuple[str, float | None, float | None, float | None, int]
+DISTANCE_AXES = {
+    "number": "change factor of the number (divergent / real, either way)",
+    "date": "gap between the real and the divergent date",
+}
+
+
+def preference_by_distance_svg(panels: Mapping[str, Mapping[str, Sequence[PreferencePoint]]]) -> str:
+    """Context preference against the size of the alteration, after ClashEval's plot (Wu, Wu & Zou 2024): one
+    panel per kind (numbers, dates), the distance bins in order on x, one line per series (model, condition,
+    temperature) through its bins' rates with their 95 % intervals as error bars; an empty bin is a gap. Series
+    sit a little apart on x so that their bars do not hide each other. ``panels``: kind -> label -> points."""
+    shown = {
+        kind: {label: points for label, points in series.items() if any(p[1] is not None for p in points)}
+        for kind, series in panels.items()
+    }
+    shown = {kind: series for kind, series in shown.items() if series}
+    if not shown:
+        return _empty("no number or date alteration on an item where the model knew the fact")
+    fig = Figure(figsize=(4.8 * len(shown), 3.4))
+    for index, (kind, series) in enumerate(shown.items()):
+        ax = fig.add_subplot(1, len(shown), index + 1)
+        bins = [p[0] for p in next(iter(series.values()))]
+        for j, (label, points) in enumerate(series.items()):
+            offset = (j - (len(series) - 1) / 2) * 0.08
+            xs = [i + offset for i in range(len(points))]
+            ys = [math.nan if p[1] is None else p[1] for p in points]
+            below = [0.0 if p[1] is None or p[2] is None else p[1] - p[2] for p in points]
+            above = [0.0 if p[1] is None or p[3] is None else p[3] - p[1] for p in points]
+            ax.errorbar(xs, ys, yerr=[below, above], marker="o", capsize=3, label=literal(label))
+        ax.set_xticks(range(len(bins)), [literal(b) for b in bins])
+        ax.set_xlabel(literal(DISTANCE_AXES.get(kind, "distance")))
+        ax.set_ylabel("context preference")
+        ax.set_title(literal(f"{kind}s"))
+        ax.set_ylim(-0.05, 1.05)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return _svg(fig)

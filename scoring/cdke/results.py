@@ -9,6 +9,7 @@ from typing import Any
 
 from evalplatform.corpus.models import Alteration
 from evalplatform.runs.models import Generation, Run
+from scoring.cdke.conflict_results import conflict_results
 from scoring.cdke.metrics import JudgeComposite
 from scoring.error_classes import ERROR_CLASSES, classify_answer, fact_markers
 from scoring.models import ErrorTypeJudgement, GenerationScore, ScoreStatus
@@ -303,6 +304,7 @@ def run_results_json(run: Run) -> dict[str, Any]:
         "correlations": [_correlation_json(c) for c in context_correlations(run)],
         "lav_accuracy": [_correlation_json(c) for c in context_lav_accuracy(run)],
         "error_types": [asdict(r) for r in error_type_rows(run)],
+        "conflict": conflict_results(run).as_json(),  # issue 17: prior classes, M_R, context preference
     }
 
 
