@@ -12,6 +12,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from django.urls import reverse
+
 from evalplatform.runs.models import Run
 from scoring.models import GenerationScore, ScoreStatus
 from scoring.panel import METRIC_LEVELS, PanelMetric, PanelSpec, panel_metric
@@ -91,7 +93,7 @@ def panel_verdicts(groups: list[PanelGroup]) -> dict[str, dict[int, float | None
     return dict(out)
 
 
-def panel_metric_json(result: PanelMetric) -> dict[str, Any]:
+def panel_metric_json(result: PanelMetric, run_id: int) -> dict[str, Any]:
     return {
         "metric": result.metric,
         "level": result.level,
@@ -100,6 +102,7 @@ def panel_metric_json(result: PanelMetric) -> dict[str, Any]:
         "panel_mean": result.panel_mean,
         "n_items": len(result.items),
         "splits": list(result.splits),
+        "split_urls": [reverse("runs:generation", args=[run_id, g]) for g in result.splits],
         "items": [
             {
                 "generation": item.item,
@@ -125,7 +128,7 @@ def panel_results_json(run: Run, groups: list[PanelGroup] | None = None) -> dict
                 "condition": g.condition,
                 "temperature": g.temperature,
                 "judges": list(g.judges),
-                "metrics": {m: panel_metric_json(r) for m, r in g.metrics.items()},
+                "metrics": {m: panel_metric_json(r, run.pk) for m, r in g.metrics.items()},
             }
             for g in groups
         ],
