@@ -23,8 +23,9 @@ PEOPLE = [
     ((0, 0.0, 0.0), (0, 0.0, 0.0)),  # g3: LAV 0, Acc 0
     ((1, 0.0, 0.0), (0, 0.5, 0.0)),  # g4: LAV tie, Acc 0.25
 ]
-J1 = {"lav": [1, 0, 0, 0, 1], "acc": [1.0, 0.5, 0.25, 0.0, 0.25]}
-J2 = {"lav": [1, 1, 0, 0, 0], "acc": [0.75, 0.5, 0.25, 0.0, N]}  # N: unparseable, a missing value
+J1: dict[str, list[float | None]] = {"lav": [1, 0, 0, 0, 1], "acc": [1.0, 0.5, 0.25, 0.0, 0.25]}
+# N: j2's Acc of g4 is unparseable, a missing value.
+J2: dict[str, list[float | None]] = {"lav": [1, 1, 0, 0, 0], "acc": [0.75, 0.5, 0.25, 0.0, N]}
 ASS = [0.9, 0.6, 0.3, 0.1, 0.2]
 
 
