@@ -197,3 +197,32 @@ def test_manifest_records_the_panel_and_the_launch_serializer_passes_it() -> Non
     assert parsed.judge_min_agreement == -0.2
     assert not RunLaunchSerializer(data=body | {"panel": {"graded": "mode"}}).is_valid()
     assert not RunLaunchSerializer(data=body | {"judge_min_agreement": 2}).is_valid()
+
+
+@pytest.mark.django_db
+def test_launch_form_passes_the_panel_options() -> None:
+    from evalplatform.roles import user_add_role
+    from evalplatform.runs.forms import LaunchForm
+
+    run, _ = make_run(1)
+    owner = run.created_by
+    assert owner is not None
+    user_add_role(user=owner, role="researcher")
+    run.dataset.project.members.add(owner)
+    endpoint("cand")
+    post = {
+        "dataset": "d",
+        "models": ["cand"],
+        "temperatures": "0.2",
+        "conditions": ["divergent"],
+        "samples": "1",
+        "panel_graded": "median",
+        "panel_lav_tie": "unresolved",
+        "judge_min_agreement": "0.45",
+    }
+    form = LaunchForm(post, user=owner)
+    assert form.is_valid(), form.errors
+    spec = RunSpec.from_dict(form.spec())
+    assert spec.panel is not None and (spec.panel["graded"], spec.panel["lav_tie"]) == ("median", "unresolved")
+    assert spec.judge_min_agreement == 0.45
+    assert not LaunchForm(post | {"judge_min_agreement": "1.5"}, user=owner).is_valid()
