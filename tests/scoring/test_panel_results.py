@@ -208,6 +208,7 @@ def test_launch_form_passes_the_panel_options() -> None:
     owner = run.created_by
     assert owner is not None
     user_add_role(user=owner, role="researcher")
+    assert run.dataset.project is not None
     run.dataset.project.members.add(owner)
     endpoint("cand")
     post = {
