@@ -241,6 +241,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     flags = judge_flags(run)  # judges whose agreement with people is below the run's judge_min_agreement
     for item in context["table"]:
         item["flag"] = flags.get(item["row"].evaluator)
+    context["judge_flags"] = flags
     return render(request, "runs/run_detail.html", context)
 
 

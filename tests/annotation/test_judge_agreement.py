@@ -182,6 +182,13 @@ def test_flag_on_the_run_page_table2_and_results_api(world: World) -> None:
     flagged = {(r["evaluator"], r["flagged"]) for r in data["rows"]}
     assert flagged == {("j1", True), ("j2", False)}
     assert all(("flagged" in r) for r in data["intervals"])
+    assert html.count('class="warning-box judge-flag"') == 1  # the page-wide note, for its other tables
+    admin = Client()
+    admin.force_login(world.admin)
+    calibration = admin.get(f"/annotation/calibration/runs/{run.pk}/").content.decode()
+    rows = calibration[calibration.index("<tbody>") :].split("<tr>")[1:]
+    assert [("judge-flag" in r) for r in rows if "<td>j" in r] == [True, False]
     run.spec["judge_min_agreement"] = None
     run.save()
     assert "judge-flag" not in client.get(f"/runs/{run.pk}/").content.decode()
+    assert "judge-flag" not in admin.get(f"/annotation/calibration/runs/{run.pk}/").content.decode()
