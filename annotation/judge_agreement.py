@@ -97,7 +97,8 @@ def _judge_values(run: Run, generations: set[int]) -> dict[str, dict[str, Values
         value__isnull=False,
     ).values_list("generation_id", "scorer", "metric", "value")
     for gen_id, scorer, metric, value in rows:
-        out[metric][scorer][gen_id] = float(value)  # type: ignore[arg-type]
+        # LAV as the panel reads it (truthy: valid), so that a stray value cannot fall outside the 0 / 1 categories.
+        out[metric][scorer][gen_id] = float(bool(value)) if metric == "lav" else float(value)  # type: ignore[arg-type]
     return out
 
 
