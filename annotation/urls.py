@@ -2,7 +2,7 @@
 
 from django.urls import URLPattern, URLResolver, path
 
-from annotation import api, campaign_api, campaign_views, views
+from annotation import api, campaign_api, campaign_views, judges_api, judges_views, views
 
 app_name = "annotation"
 
@@ -23,6 +23,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("datasets/<slug:name>/review/", campaign_views.dataset_review, name="dataset-review"),
     path("runs/<int:pk>/calibration/", campaign_views.run_calibration, name="run-calibration"),
     path("runs/<int:pk>/tau/", campaign_views.run_tau, name="run-tau"),
+    path("runs/<int:pk>/judges/", judges_views.run_judges, name="run-judges"),
+    path("api/runs/<int:pk>/judges/", judges_api.RunJudgesView.as_view(), name="api-run-judges"),
     path("api/annotation/campaigns/", campaign_api.CampaignView.as_view(), name="api-campaigns"),
     path("api/datasets/<slug:name>/review/", campaign_api.DatasetReviewQueueView.as_view(), name="api-dataset-review"),
     path("api/runs/<int:pk>/calibration/", campaign_api.RunCalibrationView.as_view(), name="api-run-calibration"),

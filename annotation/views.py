@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import selectors, services
+from annotation.judge_agreement import judge_flags
 from annotation.models import Consensus, ItemState, TauLabel
 from annotation.permissions import can_annotate, can_use_annotation, is_reviewer, reviewer_sees_item
 from annotation.presentation import consensus_reasons, mark_terms, review_position, word_diff
@@ -281,7 +282,10 @@ def calibration_run_report(request: HttpRequest, run_pk: int) -> HttpResponse:
     run = selectors.calibration_run_get(user=_user(request), pk=run_pk)
     if run is None:
         raise Http404("no such run")
-    return render(request, "annotation/calibration_report.html", {"run": run, "rows": calibration_report(run=run)})
+    rows = calibration_report(run=run)
+    flags = judge_flags(run)  # judges below the run's judge_min_agreement: flagged on every table of their scores
+    flagged = [{"row": r, "flag": flags.get(r.evaluator)} for r in rows]
+    return render(request, "annotation/calibration_report.html", {"run": run, "rows": rows, "flagged": flagged})
 
 
 @page_requires(is_reviewer)

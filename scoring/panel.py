@@ -52,6 +52,19 @@ class PanelSpec:
         if not self.graded_split > 0:
             raise ValueError("graded_split must be positive")
 
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any] | None) -> PanelSpec:
+        """The spec of a run's ``panel`` option (``RunSpec.panel``: lav, lav_tie, graded, graded_split; None or a
+        missing key: the default)."""
+        options = options or {}
+        if options.get("lav", "majority") != "majority":
+            raise ValueError("lav must be 'majority'")
+        return cls(
+            lav_tie=options.get("lav_tie", "invalid"),
+            graded=options.get("graded", "mean"),
+            graded_split=float(options.get("graded_split", 0.5)),
+        )
+
     def as_manifest(self) -> dict[str, Any]:
         """The rules as recorded in a run's manifest."""
         graded = {"rule": self.graded, "split_when_range_at_least": self.graded_split, "alpha_level": "ordinal"}

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -173,11 +173,60 @@ def alpha_estimate(
     if value is None:
         return Estimate(None, n=len(pairable), reason="undefined: every pairable value is the same (D_e = 0)")
 
-    def statistic(idx: np.ndarray) -> float | None:
-        return krippendorff_alpha(_rows([pairable[i] for i in idx]), level)
-
+    statistic = alpha_resampler(pairable, level)
     interval = bootstrap_statistic(len(pairable), statistic, n_boot=n_boot, seed=seed, level=ci)
     return _with_interval(value, interval, len(pairable))
+
+
+def alpha_resampler(units: Sequence[Sequence[Any]], level: str) -> Callable[[np.ndarray], float]:
+    """``krippendorff_alpha`` of a resample of ``units`` (one tuple of every rater's value per unit, each with at
+    least two values), as a function of the resample's unit indices, for ``bootstrap_statistic``.
+
+    The same definition as ``krippendorff_alpha``, computed from each unit's own coincidence matrix (the matrix
+    of a resample is the sum of its units' matrices, each as often as drawn), so a resample costs one matrix
+    product instead of a pass over its values: a 1000-resample interval over 2000 units takes milliseconds, not
+    seconds. A test keeps it equal to ``krippendorff_alpha`` on every level."""
+    counts = [Counter(v for v in unit if v is not None) for unit in units]
+    values = list(dict.fromkeys(v for unit in counts for v in unit))
+    if level != "nominal":
+        values = sorted(values)
+    index = {v: i for i, v in enumerate(values)}
+    k = len(values)
+    per_unit = np.zeros((len(counts), k, k))
+    for u, unit in enumerate(counts):
+        m = sum(unit.values())
+        for c, n_c in unit.items():
+            for d, n_d in unit.items():
+                per_unit[u, index[c], index[d]] += (n_c * (n_d - 1) if c == d else n_c * n_d) / (m - 1)
+    flat = per_unit.reshape(len(counts), k * k)
+    rows, cols = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
+    if level == "nominal":
+        fixed: np.ndarray | None = (rows != cols).astype(float)
+    elif level == "interval":
+        x = np.asarray(values, dtype=np.float64)
+        fixed = (x[:, None] - x[None, :]) ** 2
+    elif level == "ordinal":
+        fixed = None
+    else:
+        raise ValueError(f"unknown level {level!r}")
+    low, high = np.minimum(rows, cols), np.maximum(rows, cols)
+
+    def statistic(idx: np.ndarray) -> float:
+        weights = np.bincount(idx, minlength=len(counts)).astype(np.float64)
+        coincidences = (weights @ flat).reshape(k, k)
+        totals = coincidences.sum(axis=1)
+        if fixed is not None:
+            delta = fixed
+        else:  # ordinal: (sum_{g=c..k} n_g - (n_c + n_k) / 2)^2, with this resample's n_g
+            cumulative = np.cumsum(totals)
+            span = cumulative[high] - cumulative[low] + totals[low]
+            delta = np.where(rows == cols, 0.0, (span - (totals[rows] + totals[cols]) / 2.0) ** 2)
+        expected = float((np.outer(totals, totals) * delta).sum())
+        if expected == 0.0:
+            return math.nan
+        return 1.0 - (float(totals.sum()) - 1.0) * float((coincidences * delta).sum()) / expected
+
+    return statistic
 
 
 def kappa_estimate(

@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.judge_agreement import judge_flags
 from evalplatform.corpus.api import visible_dataset_or_404
 from evalplatform.corpus.models import Dataset
 from evalplatform.permissions import RESEARCHER_ONLY
@@ -171,6 +172,9 @@ class RunResultsView(APIView):
         data = run_results_json(run)
         data["intervals"] = results_intervals(run)
         data["graph_scores"] = [row.__dict__ for row in scoring_selectors.graph_score_rows(run)]
+        flags = judge_flags(run)  # judges whose agreement with people is below the run's judge_min_agreement
+        for row in [*data["rows"], *data["intervals"]]:
+            row["flagged"], row["flag_reason"] = row["evaluator"] in flags, flags.get(row["evaluator"])
         return Response(data)
 
 

@@ -6,7 +6,14 @@ from django import forms
 
 from evalplatform.corpus.selectors import datasets_visible_to, latest_versions
 from evalplatform.runs import selectors
-from evalplatform.runs.spec import CONDITIONS, DEFAULT_AC_CONVENTION, DEFAULT_JUDGE_PROMPTS, JUDGE_METRICS
+from evalplatform.runs.spec import (
+    CONDITIONS,
+    DEFAULT_AC_CONVENTION,
+    DEFAULT_JUDGE_PROMPTS,
+    JUDGE_METRICS,
+    PANEL_GRADED,
+    PANEL_LAV_TIES,
+)
 from scoring.s3kg import VARIANTS
 
 METRIC_LABELS = {
@@ -86,6 +93,15 @@ class LaunchForm(forms.Form):
         label="S3KG variants",
     )
     kg_alpha = forms.FloatField(min_value=0.0, max_value=1.0, initial=0.5, required=False, label="S3KG alpha")
+    panel_graded = forms.ChoiceField(
+        choices=[(g, g) for g in PANEL_GRADED], initial="mean", required=False, label="Panel of judges: Acc / Cm by"
+    )
+    panel_lav_tie = forms.ChoiceField(
+        choices=[(t, t) for t in PANEL_LAV_TIES], initial="invalid", required=False, label="Panel: a LAV tie gives"
+    )
+    judge_min_agreement = forms.FloatField(
+        min_value=-1.0, max_value=1.0, required=False, help_text="Flag a judge whose kappa with people is below this."
+    )
     budget_usd = forms.DecimalField(
         min_value=0, max_digits=12, decimal_places=4, required=False, help_text="The run stops cleanly there."
     )
@@ -93,7 +109,10 @@ class LaunchForm(forms.Form):
     GROUPS = (
         ("What to run", ("dataset", "dataset_version", "kind", "conditions", "temperatures", "samples", "seed")),
         ("Models", ("models", "evaluators")),
-        ("Judging", ("metrics", "judge_prompts", "ac_convention")),
+        (
+            "Judging",
+            ("metrics", "judge_prompts", "ac_convention", "panel_graded", "panel_lav_tie", "judge_min_agreement"),
+        ),
         ("Knowledge graphs", ("kg_extractor", "kg_variants", "kg_alpha")),
         ("Questions, cache and budget", ("limit", "per_context", "only_validated", "no_cache", "budget_usd")),
     )
@@ -139,4 +158,11 @@ class LaunchForm(forms.Form):
                 "variants": data.get("kg_variants") or ["s3kg"],
                 "alpha": data["kg_alpha"] if data.get("kg_alpha") is not None else 0.5,
             }
+        if data.get("panel_graded") or data.get("panel_lav_tie"):
+            spec["panel"] = {
+                "graded": data.get("panel_graded") or "mean",
+                "lav_tie": data.get("panel_lav_tie") or "invalid",
+            }
+        if data.get("judge_min_agreement") is not None:
+            spec["judge_min_agreement"] = data["judge_min_agreement"]
         return spec

@@ -15,6 +15,9 @@ from evalplatform.runs.spec import (
     DEFAULT_JUDGE_PROMPTS,
     JUDGE_METRICS,
     JUDGE_PROMPT_SETS,
+    PANEL_GRADED,
+    PANEL_LAV_RULES,
+    PANEL_LAV_TIES,
 )
 from evalplatform.strict import StrictFieldsMixin
 from scoring.models import GenerationScore
@@ -140,6 +143,19 @@ class KGOptionsSerializer(StrictFieldsMixin, serializers.Serializer):
     )
 
 
+class PanelOptionsSerializer(StrictFieldsMixin, serializers.Serializer):
+    """How a run's judges are combined into a panel (scoring.panel.PanelSpec); validated again by RunSpec."""
+
+    lav = serializers.ChoiceField(choices=list(PANEL_LAV_RULES), default="majority", help_text="LAV: majority.")
+    lav_tie = serializers.ChoiceField(
+        choices=list(PANEL_LAV_TIES), default="invalid", help_text="What an even LAV split gives."
+    )
+    graded = serializers.ChoiceField(choices=list(PANEL_GRADED), default="mean", help_text="Acc and Cm.")
+    graded_split = serializers.FloatField(
+        min_value=0.0, max_value=1.0, default=0.5, help_text="A graded item splits when its scores lie this far apart."
+    )
+
+
 class RunLaunchSerializer(StrictFieldsMixin, serializers.Serializer):
     """A run as the launch form and POST /api/runs/ take it: every option of ``run_cdke`` and ``run_kg``; a field
     not listed here is a 400 (never dropped). Validated again by RunSpec (and KGSpec for ``kg``)."""
@@ -185,6 +201,15 @@ class RunLaunchSerializer(StrictFieldsMixin, serializers.Serializer):
     budget_usd = serializers.DecimalField(
         max_digits=12, decimal_places=4, min_value=0, required=False, allow_null=True, default=None
     )
+    panel = PanelOptionsSerializer(required=False, allow_null=True, default=None, help_text="The judges' panel.")
+    judge_min_agreement = serializers.FloatField(
+        min_value=-1.0,
+        max_value=1.0,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Flag a judge whose kappa with people's labels is below this.",
+    )
 
     def spec(self) -> dict[str, Any]:
         data = self.validated_data
@@ -194,6 +219,10 @@ class RunLaunchSerializer(StrictFieldsMixin, serializers.Serializer):
                 spec[optional] = data[optional]
         if data.get("kg") is not None:
             spec["kg"] = dict(data["kg"])
+        if data.get("panel") is not None:
+            spec["panel"] = dict(data["panel"])
+        if data.get("judge_min_agreement") is not None:
+            spec["judge_min_agreement"] = data["judge_min_agreement"]
         return spec
 
 

@@ -27,6 +27,13 @@ PAPER_TEMPERATURE = 0.2
 # The largest count (limit, per_context) and seed a spec takes: a 32-bit signed integer, which every database and
 # provider holds (a limit of 2**63 overflowed the SQL LIMIT and answered 500).
 MAX_WHOLE = 2**31 - 1
+# A panel of judges (scoring.panel.PanelSpec, which a test keeps equal to these): LAV by majority with a tie rule,
+# Acc / Cm by the mean or the median; a graded item splits when its scores lie graded_split apart (0.5: two steps
+# of the quarter scale). The runs app may not import scoring, so the choices are repeated here.
+PANEL_LAV_RULES = ("majority",)
+PANEL_LAV_TIES = ("invalid", "valid", "unresolved")
+PANEL_GRADED = ("mean", "median")
+PANEL_DEFAULTS: dict[str, Any] = {"lav": "majority", "lav_tie": "invalid", "graded": "mean", "graded_split": 0.5}
 
 
 class SpecError(ValueError):
@@ -63,6 +70,34 @@ def _temperature(value: Any) -> float:
     return number
 
 
+def _panel(value: Any) -> dict[str, Any] | None:
+    """The panel's rules, completed with the defaults; None (not given) means the defaults."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise SpecError("panel", f"must be an object with {', '.join(PANEL_DEFAULTS)}")
+    unknown = sorted(set(value) - set(PANEL_DEFAULTS))
+    if unknown:
+        raise SpecError("panel", f"'{unknown[0]}' is not a panel option (known: {', '.join(PANEL_DEFAULTS)})")
+    panel = PANEL_DEFAULTS | value
+    for key, choices in (("lav", PANEL_LAV_RULES), ("lav_tie", PANEL_LAV_TIES), ("graded", PANEL_GRADED)):
+        if panel[key] not in choices:
+            raise SpecError("panel", f"{key} must be one of {', '.join(choices)}")
+    split = panel["graded_split"]
+    if isinstance(split, bool) or not isinstance(split, int | float) or not 0 < split <= 1:
+        raise SpecError("panel", "graded_split must be a number above 0 and at most 1")
+    return panel | {"graded_split": float(split)}
+
+
+def _min_agreement(value: Any) -> float | None:
+    """The agreement with people (kappa) under which a judge is flagged: a number in [-1, 1], or None."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not -1 <= value <= 1:
+        raise SpecError("judge_min_agreement", "must be a number from -1 to 1, or null")
+    return float(value)
+
+
 def _count(data: dict[str, Any], key: str) -> int | None:
     """An optional positive whole number of at most MAX_WHOLE."""
     value = data.get(key)
@@ -91,6 +126,10 @@ class RunSpec:
     metrics: list[str] = field(default_factory=lambda: list(JUDGE_METRICS))
     # Options of the knowledge-graph pass (S3KG / CUS / TAU), validated by scoring.kg_spec; None: no pass.
     kg: dict[str, Any] | None = None
+    # How the judges are combined into a panel (PANEL_DEFAULTS when None), and the kappa with people under which
+    # a judge is flagged (None: no flag).
+    panel: dict[str, Any] | None = None
+    judge_min_agreement: float | None = None
 
     @property
     def fc_weight(self) -> float:
@@ -164,6 +203,8 @@ class RunSpec:
             per_context=per_context,
             metrics=metrics,
             kg=kg,
+            panel=_panel(data.get("panel")),
+            judge_min_agreement=_min_agreement(data.get("judge_min_agreement")),
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods
 
+from annotation.judge_agreement import judge_flags
 from evalplatform.corpus.models import Context
 from evalplatform.corpus.selectors import dataset_get, datasets_visible_to, latest_versions
 from evalplatform.permissions import page_requires
@@ -237,6 +238,10 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "has_judges": bool(run.spec.get("evaluators")),
         "effects": condition_effects(run) if {"divergent", "real"} <= set(run.spec.get("conditions", [])) else [],
     }
+    flags = judge_flags(run)  # judges whose agreement with people is below the run's judge_min_agreement
+    for item in context["table"]:
+        item["flag"] = flags.get(item["row"].evaluator)
+    context["judge_flags"] = flags
     return render(request, "runs/run_detail.html", context)
 
 

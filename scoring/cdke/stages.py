@@ -34,6 +34,7 @@ from scoring.cdke.tasks import (
 )
 from scoring.embeddings import get_encoder
 from scoring.models import GenerationScore, ScoreStatus
+from scoring.panel import PanelSpec
 
 # Output tokens the estimate allows a judge call (the verdicts are short JSON objects).
 JUDGE_ESTIMATE_MAX_TOKENS = 64
@@ -176,7 +177,11 @@ class JudgeStage(Stage):
             "judge_prompts": spec.judge_prompts,
             "judge_metrics": list(spec.metrics),
         }
-        return _prompts(*JUDGE_PROMPT_SETS[spec.judge_prompts].templates) | {"metrics": metrics}
+        panel = {
+            "panel": PanelSpec.from_options(spec.panel).as_manifest(),
+            "judge_min_agreement": spec.judge_min_agreement,
+        }
+        return _prompts(*JUDGE_PROMPT_SETS[spec.judge_prompts].templates) | {"metrics": metrics} | panel
 
     def estimate(self, *, questions: Sequence[Question], spec: RunSpec) -> CostEstimate:
         """Every judge call of every answer, priced like a LAV call on the question (with its context where the

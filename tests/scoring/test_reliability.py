@@ -172,3 +172,25 @@ def test_nan_counts_as_no_value_and_never_comes_out() -> None:
     result = compare_to_reference(human, ass, scale="continuous")
     assert result.n == 3  # b and e dropped
     assert result.pearson.value is not None and math.isfinite(result.pearson.value)
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
+def test_alpha_resampler_equals_krippendorff_alpha_on_resamples(level: str) -> None:
+    """The fast bootstrap statistic of alpha_estimate gives krippendorff_alpha's value on the worked example and on
+    random resamples of it (units drawn several times, values absent from a resample)."""
+    import numpy as np
+
+    from scoring.reliability import alpha_resampler
+    from scoring.stats import krippendorff_alpha
+
+    units = [u for u in zip(*KRIPPENDORFF_2011, strict=True) if sum(v is not None for v in u) >= 2]
+    statistic = alpha_resampler(units, level)
+    assert statistic(np.arange(len(units))) == pytest.approx(krippendorff_alpha(KRIPPENDORFF_2011, level))
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        idx = rng.integers(0, len(units), size=len(units))
+        expected = krippendorff_alpha([list(r) for r in zip(*[units[i] for i in idx], strict=True)], level)
+        got = statistic(idx)
+        assert (math.isnan(got) and math.isnan(expected)) or got == pytest.approx(expected, abs=1e-12)
+    same = alpha_resampler([(2, 2), (2, 2, None)], level)
+    assert math.isnan(same(np.array([0, 1])))
