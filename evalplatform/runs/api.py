@@ -21,6 +21,7 @@ from evalplatform.corpus.models import Dataset
 from evalplatform.permissions import RESEARCHER_ONLY
 from evalplatform.runs import selectors, services
 from evalplatform.runs.estimate import run_estimate_parts
+from evalplatform.runs.fingerprint import fingerprint_lines, run_fingerprint
 from evalplatform.runs.launch import run_launch, run_resume
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
 from evalplatform.runs.serializers import (
@@ -161,7 +162,8 @@ class RunProgressView(generics.RetrieveAPIView):
 
 
 class RunResultsView(APIView):
-    """Table 2 rows with intervals and counts, error classes, correlations, and GoldSim / CtxSim / CUS."""
+    """Table 2 rows with intervals and counts, error classes, correlations, and GoldSim / CtxSim / CUS, with the
+    run's fingerprint (and its lines, as printed above every table)."""
 
     permission_classes = RESEARCHER_ONLY
 
@@ -171,6 +173,8 @@ class RunResultsView(APIView):
         data = run_results_json(run)
         data["intervals"] = results_intervals(run)
         data["graph_scores"] = [row.__dict__ for row in scoring_selectors.graph_score_rows(run)]
+        data["fingerprint"] = run_fingerprint(run)
+        data["fingerprint_lines"] = fingerprint_lines(data["fingerprint"])
         return Response(data)
 
 

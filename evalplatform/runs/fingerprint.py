@@ -35,7 +35,7 @@ from django.conf import settings
 from evalplatform.corpus.models import Dataset
 from evalplatform.hashing import text_hash
 from evalplatform.runs.models import ModelEndpoint, Run
-from evalplatform.runs.spec import RunSpec
+from evalplatform.runs.spec import RunSpec, SpecError
 from evalplatform.strict_json import dumps
 
 FINGERPRINT_VERSION = "fingerprint@1"
@@ -136,12 +136,20 @@ def run_fingerprint(run: Run) -> dict[str, Any]:
     if isinstance(recorded, dict) and recorded.get("hash"):
         return recorded
     manifest = run.manifest or {}
-    fingerprint = build_fingerprint(
-        dataset=run.dataset,
-        spec=RunSpec.from_dict(run.spec),
-        manifest=manifest,
-        pipeline=str(manifest.get("pipeline", "")),
-    )
+    pipeline = str(manifest.get("pipeline", ""))
+    try:
+        spec = RunSpec.from_dict(run.spec)
+    except SpecError:  # a similarity benchmark: its spec and manifest are all there is
+        fingerprint: dict[str, Any] = {
+            "schema": FINGERPRINT_VERSION,
+            "code": code_version(pipeline),
+            "dataset": {"name": run.dataset.name, "version": run.dataset.version},
+            "spec": run.spec,
+            "constants": {k: v for k, v in manifest.items() if k not in NOT_CONSTANTS},
+        }
+        fingerprint["hash"] = fingerprint_hash(fingerprint)
+    else:
+        fingerprint = build_fingerprint(dataset=run.dataset, spec=spec, manifest=manifest, pipeline=pipeline)
     return fingerprint | {"recorded_at_launch": False}
 
 

@@ -35,7 +35,7 @@ from scoring.stats import Estimate
 
 Metric = GenerationScore.Metric
 # The metrics a retest asks again, and the scale each one's agreement is read on.
-RETEST_SCALES = {Metric.ACC: "ordinal", Metric.CM: "ordinal", Metric.LAV: "nominal"}
+RETEST_SCALES: dict[str, str] = {Metric.ACC: "ordinal", Metric.CM: "ordinal", Metric.LAV: "nominal"}
 RETEST_METRICS = tuple(RETEST_SCALES)
 # Most answers one retest takes (each costs a call per metric and evaluator).
 MAX_RETEST_SAMPLE = 10_000
