@@ -111,3 +111,29 @@ def test_fingerprint_and_reproduce_api_permissions(world: World) -> None:
     assert client_for(world, "outsider").post(url, {}, format="json").status_code == 404
     # The world's run is no reproduction: there is nothing to compare it with.
     assert client_for(world, "researcher").get(url).status_code == 400
+
+
+def test_the_results_api_carries_the_fingerprint(world: World) -> None:
+    body = client_for(world, "researcher").get(f"/api/runs/{world.run.pk}/results/").json()
+    assert len(body["fingerprint"]["hash"]) == 64 and body["fingerprint"]["recorded_at_launch"] is False
+    assert body["fingerprint_lines"][0].startswith("fingerprint ")
+    page = client_for(world, "researcher").get(f"/runs/{world.run.pk}/").content.decode()
+    assert 'id="run-fingerprint"' in page and body["fingerprint"]["hash"][:16] in page
+
+
+def test_a_researcher_reproduces_a_run_through_the_api(world: World) -> None:
+    client = client_for(world, "researcher")
+    response = client.post(f"/api/runs/{world.run.pk}/reproduce/", {}, format="json")
+    assert response.status_code == 201
+    second = Run.objects.get(pk=response.json()["id"])
+    assert second.manifest["reproduces"] == world.run.pk and second.spec["use_cache"] is False
+    assert second.created_by == world.users["researcher"]
+    assert AuditEvent.objects.filter(action="run.launch", object_id=second.pk).exists()
+    # Nothing has run yet (the workers take it once the request commits): no score to compare, none moved.
+    moved = client.get(f"/api/runs/{second.pk}/reproduce/").json()
+    assert (moved["compared"], moved["moved"], moved["only_in_first"]) == (0, 0, 24)
+    assert moved["status"] == "queued" and moved["scores"] == []
+    assert client_for(world, "outsider").get(f"/api/runs/{second.pk}/reproduce/").status_code == 404
+    # A running run is not reproduced.
+    again = client.post(f"/api/runs/{second.pk}/reproduce/", {}, format="json")
+    assert again.status_code == 400 and "run" in again.json()
