@@ -5,5 +5,8 @@ WORKDIR /app
 COPY requirements.txt .
 RUN pip install --no-cache-dir -r requirements.txt
 COPY . .
+# The commit the image is built from, for the runs' fingerprints (docs/conflict_and_judges.md, section 8).
+ARG GIT_COMMIT=""
+ENV EVALPLATFORM_GIT_COMMIT=$GIT_COMMIT
 EXPOSE 8000
 CMD ["gunicorn", "evalplatform.wsgi", "--bind", "0.0.0.0:8000"]
