@@ -190,9 +190,11 @@ def _store(
 
 
 def retest_finish_if_complete(*, batch_id: int) -> bool:
-    """Mark the batch finished once every unit has every metric (one conditional update)."""
+    """Mark the batch finished once every unit has every metric: one count (the unique constraint makes the count
+    of rows the count of distinct units and metrics) and one conditional update."""
     batch = RetestBatch.objects.get(pk=batch_id)
-    if batch.finished_at is not None or retest_units(batch):
+    planned = len(batch.generations) * len(batch.evaluators) * len(batch.metrics)
+    if batch.finished_at is not None or RetestScore.objects.filter(batch=batch).count() < planned:
         return False
     return bool(RetestBatch.objects.filter(pk=batch_id, finished_at__isnull=True).update(finished_at=timezone.now()))
 

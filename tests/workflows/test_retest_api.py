@@ -137,3 +137,17 @@ def test_a_researcher_reproduces_a_run_through_the_api(world: World) -> None:
     # A running run is not reproduced.
     again = client.post(f"/api/runs/{second.pk}/reproduce/", {}, format="json")
     assert again.status_code == 400 and "run" in again.json()
+
+
+def test_the_page_starts_a_retest_for_a_researcher(world: World) -> None:
+    client = client_for(world, "researcher")
+    response = client.post(f"/runs/{world.run.pk}/retest/", {"sample": "3", "seed": "4"})
+    assert response.status_code == 302 and response["Location"] == f"/runs/{world.run.pk}/retest/"
+    batch = RetestBatch.objects.get()
+    assert (batch.sample_size, batch.seed, len(batch.generations)) == (3, 4, 3)
+    assert AuditEvent.objects.filter(action="run.retest", actor=world.users["researcher"]).count() == 1
+    page = client.get(f"/runs/{world.run.pk}/retest/").content.decode()
+    assert f'id="retest-{batch.pk}"' in page and "3 of 3 units left" in page
+    refused = client.post(f"/runs/{world.run.pk}/retest/", {"sample": "zero"}, follow=True)
+    assert "Nothing was started" in refused.content.decode() and RetestBatch.objects.count() == 1
+    assert client_for(world, "annotator").post(f"/runs/{world.run.pk}/retest/", {"sample": "3"}).status_code == 403
