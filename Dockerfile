@@ -8,5 +8,8 @@ COPY requirements.txt .
 ENV CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
 RUN pip install --no-cache-dir -r requirements.txt
 COPY . .
+# The commit the image is built from, for the runs' fingerprints (docs/conflict_and_judges.md, section 8).
+ARG GIT_COMMIT=""
+ENV EVALPLATFORM_GIT_COMMIT=$GIT_COMMIT
 EXPOSE 8000
 CMD ["gunicorn", "evalplatform.wsgi", "--bind", "0.0.0.0:8000"]

@@ -152,6 +152,7 @@ CELERY_TASK_ROUTES = (
     {
         "cdke.generation_answer": {"queue": QUEUE_LLM},
         "cdke.generation_score": {"queue": QUEUE_LLM},
+        "cdke.retest_score": {"queue": QUEUE_LLM},
         "cdke.similarity_batch": {"queue": QUEUE_EMBEDDINGS},
         "scoring.generation_graph": {"queue": QUEUE_GRAPHS},
     }

@@ -12,6 +12,8 @@ from scoring.models import (
     GraphScore,
     KnowledgeGraph,
     PairScore,
+    RetestBatch,
+    RetestScore,
     RunSnapshot,
     StatementSet,
     TauDiagnosis,
@@ -110,3 +112,19 @@ class PairScoreAdmin(admin.ModelAdmin):
     list_filter = ["method"]
     search_fields = ["method", "pair__key"]
     raw_id_fields = ["run", "pair"]
+
+
+@admin.register(RetestBatch)
+class RetestBatchAdmin(admin.ModelAdmin):
+    list_display = ["pk", "run", "sample_size", "seed", "cost_usd", "created_at", "finished_at"]
+    list_filter = ["seed", "finished_at"]
+    search_fields = ["run__pk", "run__dataset__name"]
+    raw_id_fields = ["run", "created_by"]
+
+
+@admin.register(RetestScore)
+class RetestScoreAdmin(admin.ModelAdmin):
+    list_display = ["pk", "batch", "generation", "evaluator", "metric", "value", "status"]
+    list_filter = ["metric", "status", "evaluator"]
+    search_fields = ["raw_output", "generation__question__key", "evaluator__name"]
+    raw_id_fields = ["batch", "generation", "evaluator"]

@@ -11,6 +11,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from evalplatform import strict_json
+from evalplatform.runs.fingerprint import run_fingerprint
 from evalplatform.runs.models import Generation, Run
 from evalplatform.spreadsheet import csv_cell
 from scoring.models import GenerationScore
@@ -51,7 +52,10 @@ SCORE_FIELDS = {
     "ground_truth": "ground_truth",  # the one this score was computed against
     "raw_output": "raw_output",
 }
-KINDS = ("generations", "scores")
+KINDS = ("generations", "scores", "fingerprint")
+# Every row of the generations and scores exports carries the first characters of the run's fingerprint hash; the
+# "fingerprint" export is the whole fingerprint (evalplatform.runs.fingerprint): one JSON record, or key,value rows.
+FINGERPRINT_PREFIX = 16
 FORMATS = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
 
 
@@ -62,8 +66,21 @@ class _Line:
         return value
 
 
+def _flat(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    if isinstance(value, dict):
+        for key in sorted(value):
+            yield from _flat(value[key], f"{prefix}.{key}" if prefix else str(key))
+    elif isinstance(value, list):
+        yield prefix, ", ".join(str(v) for v in value)
+    else:
+        yield prefix, value
+
+
 def _rows(run: Run, kind: str) -> tuple[list[str], Iterator[tuple[Any, ...]]]:
     queryset: QuerySet[Any]
+    fingerprint = run_fingerprint(run)
+    if kind == "fingerprint":
+        return ["key", "value"], iter(list(_flat(fingerprint)))
     if kind == "generations":
         fields = GENERATION_FIELDS
         queryset = Generation.objects.filter(run=run).order_by("pk")
@@ -73,7 +90,8 @@ def _rows(run: Run, kind: str) -> tuple[list[str], Iterator[tuple[Any, ...]]]:
     else:
         raise ValueError(f"unknown export '{kind}' (known: {', '.join(KINDS)})")
     rows = queryset.values_list(*fields.values()).iterator(chunk_size=CHUNK)
-    return list(fields), rows
+    short = str(fingerprint["hash"])[:FINGERPRINT_PREFIX]
+    return [*fields, "fingerprint"], ((*row, short) for row in rows)
 
 
 def _plain(value: Any) -> Any:
@@ -96,8 +114,11 @@ def _jsonl(header: list[str], rows: Iterable[tuple[Any, ...]]) -> Iterator[str]:
 
 
 def export_run(run: Run, kind: str, fmt: str) -> Iterator[str]:
-    """Yield the export piece by piece: ``kind`` is generations or scores, ``fmt`` csv or jsonl."""
+    """Yield the export piece by piece: ``kind`` is generations, scores (each row with the run's fingerprint hash)
+    or fingerprint, ``fmt`` csv or jsonl."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
+    if kind == "fingerprint" and fmt == "jsonl":
+        return iter([strict_json.dumps(run_fingerprint(run), ensure_ascii=False) + "\n"])
     header, rows = _rows(run, kind)
     return _csv(header, rows) if fmt == "csv" else _jsonl(header, rows)

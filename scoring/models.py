@@ -1,6 +1,7 @@
 """Stored scores: CDK-E judge metrics per generation and evaluator, knowledge graphs and their triplets,
 graph similarities (GoldSim / CtxSim), TAU diagnoses and similarity-benchmark results."""
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -300,3 +301,62 @@ class RunSnapshot(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.run_id} {self.key} at {self.progress_done}"
+
+
+class RetestBatch(models.Model):
+    """A test–retest of a finished CDK-E run's judges (``scoring.cdke.retest``): a sample of its answers, drawn
+    with a seed, re-judged by every evaluator of the run with the response cache off. One batch per run, sample
+    size and seed, so that starting the same retest again resumes it instead of drawing a second one."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="retest_batches")
+    sample_size = models.PositiveIntegerField(help_text="Answers asked for (fewer when the run has fewer).")
+    seed = models.PositiveIntegerField(default=0, help_text="Seed of the sample's draw.")
+    generations = models.JSONField(default=list, help_text="The sampled generations' ids, in the order drawn.")
+    evaluators = models.JSONField(default=list, help_text="The evaluator endpoints' names re-judging them.")
+    metrics = models.JSONField(default=list, help_text="The metrics re-judged: acc, cm and lav that the run chose.")
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0, help_text="Spent on the retest.")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="retest_batches"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True, help_text="When its last unit was stored.")
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "sample_size", "seed"], name="retest_once_per_sample_and_seed")
+        ]
+
+    def __str__(self) -> str:
+        return f"retest {self.pk} of run {self.run_id} ({self.sample_size} answers, seed {self.seed})"
+
+
+class RetestScore(models.Model):
+    """One metric of one sampled answer, judged a second time by the same evaluator (the first time is the run's
+    GenerationScore, never touched). A value is present only when status is ok, as for GenerationScore."""
+
+    batch = models.ForeignKey(RetestBatch, on_delete=models.CASCADE, related_name="scores")
+    generation = models.ForeignKey(Generation, on_delete=models.CASCADE, related_name="retest_scores")
+    evaluator = models.ForeignKey(ModelEndpoint, on_delete=models.PROTECT, related_name="retest_scores")
+    metric = models.CharField(max_length=6, choices=GenerationScore.Metric.choices)
+    value = models.FloatField(null=True, blank=True)
+    status = models.CharField(max_length=12, choices=ScoreStatus.choices, default=ScoreStatus.OK)
+    raw_output = ScrubbedTextField(blank=True, help_text="What the judge answered, verbatim.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["batch", "generation", "evaluator", "metric"], name="retest_score_one_per_metric"
+            ),
+            models.CheckConstraint(
+                condition=Q(value__isnull=True) | (Q(value__gte=0) & Q(value__lte=1)), name="retest_value_in_unit"
+            ),
+            models.CheckConstraint(
+                condition=(Q(status="ok") & Q(value__isnull=False)) | (~Q(status="ok") & Q(value__isnull=True)),
+                name="retest_value_only_when_ok",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"retest {self.metric}={self.value} of gen {self.generation_id} ({self.status})"

@@ -2,7 +2,7 @@
 
 from django.urls import URLPattern, URLResolver, path
 
-from scoring import api, compare_api, compare_views, launch_api, launch_views, views
+from scoring import api, compare_api, compare_views, launch_api, launch_views, retest_api, retest_views, views
 from scoring.conflict_api import RunConflictView
 from scoring.conflict_views import run_conflict
 
@@ -30,4 +30,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("runs/<int:pk>/graphs/", launch_views.graph_pass, name="run-graphs"),
     path("datasets/<slug:name>/fabricate/", launch_views.fabricate, name="fabricate"),
     path("datasets/<slug:name>/generate-questions/", launch_views.generate_questions, name="generate-questions"),
+    path("runs/<int:pk>/retest/", retest_views.run_retest, name="run-retest"),
+    path("api/runs/<int:pk>/retest/", retest_api.RunRetestView.as_view(), name="api-run-retest"),
+    path("api/runs/<int:pk>/fingerprint/", retest_api.RunFingerprintView.as_view(), name="api-run-fingerprint"),
+    path("api/runs/<int:pk>/reproduce/", retest_api.RunReproduceView.as_view(), name="api-run-reproduce"),
 ]

@@ -22,6 +22,7 @@ from evalplatform.corpus.models import Dataset
 from evalplatform.permissions import RESEARCHER_ONLY
 from evalplatform.runs import selectors, services
 from evalplatform.runs.estimate import run_estimate_parts
+from evalplatform.runs.fingerprint import fingerprint_lines, run_fingerprint
 from evalplatform.runs.launch import run_launch, run_resume
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
 from evalplatform.runs.serializers import (
@@ -162,7 +163,8 @@ class RunProgressView(generics.RetrieveAPIView):
 
 
 class RunResultsView(APIView):
-    """Table 2 rows with intervals and counts, error classes, correlations, and GoldSim / CtxSim / CUS."""
+    """Table 2 rows with intervals and counts, error classes, correlations, and GoldSim / CtxSim / CUS, with the
+    run's fingerprint (and its lines, as printed above every table)."""
 
     permission_classes = RESEARCHER_ONLY
 
@@ -175,6 +177,8 @@ class RunResultsView(APIView):
         flags = judge_flags(run)  # judges whose agreement with people is below the run's judge_min_agreement
         for row in [*data["rows"], *data["intervals"]]:
             row["flagged"], row["flag_reason"] = row["evaluator"] in flags, flags.get(row["evaluator"])
+        data["fingerprint"] = run_fingerprint(run)
+        data["fingerprint_lines"] = fingerprint_lines(data["fingerprint"])
         return Response(data)
 
 

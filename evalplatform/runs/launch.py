@@ -18,6 +18,7 @@ from evalplatform.audit.services import audit_record
 from evalplatform.corpus.models import Dataset
 from evalplatform.roles import signed_in_user
 from evalplatform.runs import selectors
+from evalplatform.runs.fingerprint import build_fingerprint
 from evalplatform.runs.models import ModelEndpoint, Run
 from evalplatform.runs.services import (
     Actor,
@@ -43,12 +44,14 @@ def run_launch(
     budget_usd: Decimal | None = None,
     enqueue: bool = True,
     kind: str = Run.Kind.CDKE,
+    reproduces: Run | None = None,
 ) -> Run:
     """Validate a CDK-E (or knowledge-graph) run and plan it: one pending Generation per cell (question × model ×
     temperature × condition × sample), written here for a run of up to RUN_PLAN_INLINE_CELLS cells and by the
     first worker task for a larger one. Refuses a spec naming unknown endpoints, options a stage cannot run, the
     real condition on contexts without real text, or more cells than the cap. The run is enqueued once the
-    transaction commits."""
+    transaction commits. Its manifest records its fingerprint (``evalplatform.runs.fingerprint``) and, for a
+    reproduction (``reproduces``), the run it reproduces."""
     parsed = RunSpec.from_dict(spec)
     if kind not in (Run.Kind.CDKE, Run.Kind.KG):
         raise SpecError("kind", f"run_launch plans answer runs (cdke, kg), not '{kind}'")
@@ -67,13 +70,19 @@ def run_launch(
     check_conditions(questions, parsed)
     n_cells = cell_count(len(questions), parsed)
     check_run_size(n_cells)
+    manifest = run_manifest(parsed)
+    manifest["fingerprint"] = build_fingerprint(
+        dataset=dataset, spec=parsed, manifest=manifest, pipeline=str(manifest["pipeline"])
+    )
+    if reproduces is not None:
+        manifest["reproduces"] = reproduces.pk
     run = Run.objects.create(
         kind=kind,
         dataset=dataset,
         spec=parsed.to_dict(),
         created_by=signed_in_user(actor),
         budget_usd=budget_usd,
-        manifest=run_manifest(parsed),
+        manifest=manifest,
     )
     run_plan_progress(run=run, spec=parsed, n_cells=n_cells)
     if n_cells <= settings.RUN_PLAN_INLINE_CELLS or not enqueue:

@@ -20,6 +20,7 @@ from evalplatform.permissions import page_requires
 from evalplatform.roles import is_researcher
 from evalplatform.runs import plots, selectors
 from evalplatform.runs.estimate import run_estimate_parts
+from evalplatform.runs.fingerprint import fingerprint_lines, run_fingerprint
 from evalplatform.runs.forms import LaunchForm
 from evalplatform.runs.launch import run_launch as launch
 from evalplatform.runs.models import Run
@@ -237,6 +238,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "active": run.status in (Run.Status.QUEUED, Run.Status.RUNNING),
         "has_judges": bool(run.spec.get("evaluators")),
         "effects": condition_effects(run) if {"divergent", "real"} <= set(run.spec.get("conditions", [])) else [],
+        "fingerprint_lines": fingerprint_lines(run_fingerprint(run)),
     }
     flags = judge_flags(run)  # judges whose agreement with people is below the run's judge_min_agreement
     for item in context["table"]:

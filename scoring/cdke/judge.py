@@ -32,6 +32,10 @@ JUDGE_METRICS = ("fc", "ac", "acc", "cm", "lav")
 JUDGE_STAGE = "judge"
 # What a closed-book answer's judge is told about its context.
 NO_CONTEXT = "(none: the model answered without a context)"
+# The evaluators' sampling: greedy (temperature 0) with a fixed seed, so that a judge asked twice answers the same
+# wherever its server is deterministic (recorded in the run's fingerprint; a retest measures what is left).
+JUDGE_TEMPERATURE = 0.0
+JUDGE_SEED = 0
 Metric = GenerationScore.Metric
 
 
@@ -55,8 +59,8 @@ class JudgeContext:
             values=values,
             mode=mode_for(self.evaluator),
             constrain=constraint_for(self.evaluator),
-            temperature=0.0,
-            seed=0,
+            temperature=JUDGE_TEMPERATURE,
+            seed=JUDGE_SEED,
             use_cache=self.use_cache,
         )
         self.calls += sum(0 if r.cached else 1 for r in outcome.responses)

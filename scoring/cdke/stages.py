@@ -22,7 +22,7 @@ from evalplatform.runs.spec import RunSpec
 from evalplatform.runs.stages import Stage
 from scoring import selectors
 from scoring.cdke.answer import ANSWER_STAGE, answer_request
-from scoring.cdke.judge import JUDGE_STAGE, judge_values
+from scoring.cdke.judge import JUDGE_SEED, JUDGE_STAGE, JUDGE_TEMPERATURE, judge_values
 from scoring.cdke.judge_prompts import JUDGE_PROMPT_SETS
 from scoring.cdke.prompts import ANSWER_CLOSED_BOOK, ANSWER_WITH_CONTEXT
 from scoring.cdke.similarity import AC_VERSION, ASS_VERSION, SIMILARITY_STAGE
@@ -176,6 +176,7 @@ class JudgeStage(Stage):
             "ac_convention": spec.ac_convention,
             "judge_prompts": spec.judge_prompts,
             "judge_metrics": list(spec.metrics),
+            "judge_sampling": {"temperature": JUDGE_TEMPERATURE, "seed": JUDGE_SEED},
         }
         panel = {
             "panel": PanelSpec.from_options(spec.panel).as_manifest(),

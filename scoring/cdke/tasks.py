@@ -21,9 +21,10 @@ from evalplatform.runs.tasks import MAX_RETRIES, guarded, retry_countdown
 from scoring.cdke.answer import generation_answer
 from scoring.cdke.judge import JUDGE_METRICS, JudgeContext, MetricResult, generation_score, scores_store
 from scoring.cdke.judge_prompts import JUDGE_PROMPT_SETS
+from scoring.cdke.retest import retest_judge, retest_units
 from scoring.cdke.similarity import ASS_BATCH, ass_batch
 from scoring.embeddings import get_encoder
-from scoring.models import GenerationScore, ScoreStatus
+from scoring.models import GenerationScore, RetestBatch, ScoreStatus
 
 log = logging.getLogger(__name__)
 # Seconds the answers of a run gather before their ASS batch runs.
@@ -194,3 +195,28 @@ def _score(self: Task, generation_id: int, evaluator_id: int) -> None:
     finally:
         run_services.run_add_cost(run_id=run.pk, cost_usd=judge.cost_usd)
     run_services.run_finish_if_complete(run_id=run.pk)
+
+
+@shared_task(name="cdke.retest_score", bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=MAX_RETRIES)
+def retest_score_task(self: Task, batch_id: int, generation_id: int, evaluator_id: int) -> None:
+    """Judge one sampled answer a second time with one evaluator, the response cache off (``scoring.cdke.retest``);
+    only what the unit lacks is asked. A transient provider error is retried with backoff and jitter; on the last
+    attempt the metric that keeps failing is stored as failed."""
+    batch = RetestBatch.objects.select_related("run").filter(pk=batch_id).first()
+    if batch is None:
+        return
+    generation = Generation.objects.select_related("question__context").get(pk=generation_id)
+    evaluator = ModelEndpoint.objects.get(pk=evaluator_id)
+    last_attempt = self.request.is_eager or self.request.retries >= MAX_RETRIES
+    try:
+        retest_judge(batch=batch, generation=generation, evaluator=evaluator, last_attempt=last_attempt)
+    except TransientProviderError as exc:
+        raise self.retry(exc=exc, countdown=retry_countdown(self.request.retries)) from exc
+
+
+def retest_enqueue(batch: RetestBatch) -> int:
+    """Send every unit the batch still lacks to the workers (the llm queue); returns how many."""
+    units = retest_units(batch)
+    for generation_id, evaluator_id in units:
+        retest_score_task.delay(batch.pk, generation_id, evaluator_id)
+    return len(units)

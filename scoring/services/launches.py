@@ -13,7 +13,10 @@ from evalplatform.corpus.models import Dataset
 from evalplatform.corpus.selectors import datasets_visible_to
 from evalplatform.runs.models import ModelEndpoint, Run
 from evalplatform.runs.spec import SpecError
+from scoring.cdke.retest import RetestError, retest_start
+from scoring.cdke.tasks import retest_enqueue
 from scoring.kg_spec import KGSpec
+from scoring.models import RetestBatch
 from scoring.tasks import fabricate_task, graph_pass_task, questions_task, similarity_benchmark_task
 
 BENCHMARK_EXTRACTORS = ("dependency", "given")
@@ -125,3 +128,15 @@ def kg_options(data: object) -> KGSpec:
         return KGSpec.from_dict(data)
     except SpecError as exc:
         raise LaunchError(exc.field, str(exc)) from exc
+
+
+def retest_launch(*, run: Run, sample_size: int, seed: int, actor: User | None) -> RetestBatch:
+    """A test–retest of a finished run's judges (``scoring.cdke.retest``): planned (or found, to resume) and
+    audited, then its missing units sent to the llm workers once the transaction commits."""
+    try:
+        with transaction.atomic():
+            batch = retest_start(run=run, sample_size=sample_size, seed=seed, actor=actor)
+            transaction.on_commit(lambda: retest_enqueue(batch))
+    except RetestError as exc:
+        raise LaunchError(exc.field, str(exc)) from exc
+    return batch

@@ -9,6 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evalplatform.runs.cli import dataset_named, finite_number, follow_run, run_inline
+from evalplatform.runs.fingerprint import fingerprint_lines, run_fingerprint
 from evalplatform.runs.launch import run_launch
 from evalplatform.runs.models import Run
 from evalplatform.runs.services import run_estimate
@@ -115,6 +116,8 @@ class Command(BaseCommand):
 
     def report(self, run: Run, json_path: Path | None) -> None:
         self.stdout.write(f"cost ${run.cost_usd:.6f}")
+        for line in fingerprint_lines(run_fingerprint(run)):
+            self.stdout.write(f"# {line}")
         self.stdout.write(table2(result_rows(run)))
         self.stdout.write("")
         self.stdout.write(error_table(error_class_rows(run)))
