@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -199,6 +199,15 @@ def judge_flags(run: Run) -> dict[str, str]:
     human = human_labels(run)
     generations = {g for values in human.values() for g in values}
     return _flags(run, human, _judge_values(run, generations), threshold)
+
+
+def judge_flags_across(runs: Sequence[Run]) -> dict[str, str]:
+    """The judges flagged in any of ``runs`` (a comparison's), each with the runs that flag it and why."""
+    reasons: dict[str, list[str]] = defaultdict(list)
+    for run in runs:
+        for judge, reason in judge_flags(run).items():
+            reasons[judge].append(f"run {run.pk}: {reason}")
+    return {judge: "; ".join(found) for judge, found in reasons.items()}
 
 
 def judge_agreement(run: Run, *, n_boot: int = 1000) -> JudgeAgreement:

@@ -2,7 +2,7 @@
 
 from django.urls import URLPattern, URLResolver, path
 
-from scoring import api, compare_api, compare_views, launch_api, launch_views, retest_api, retest_views, views
+from scoring import api, launch_api, launch_views, retest_api, retest_views, views
 from scoring.conflict_api import RunConflictView
 from scoring.conflict_views import run_conflict
 
@@ -11,10 +11,10 @@ app_name = "scoring"
 urlpatterns: list[URLPattern | URLResolver] = [
     path("benchmarks/", views.benchmarks, name="benchmarks"),
     path("benchmarks/runs/<int:pk>/", views.benchmark_run, name="benchmark-run"),
-    path("runs/compare/", compare_views.run_compare, name="compare"),
-    path("api/runs/compare/", compare_api.RunCompareView.as_view(), name="api-run-compare"),
-    path("api/runs/compare/answers/", compare_api.RunCompareAnswersView.as_view(), name="api-run-compare-answers"),
-    path("api/runs/<int:pk>/effects/", compare_api.RunEffectsView.as_view(), name="api-run-effects"),
+    path("runs/compare/", views.run_compare, name="compare"),
+    path("api/runs/compare/", api.RunCompareView.as_view(), name="api-run-compare"),
+    path("api/runs/compare/answers/", api.RunCompareAnswersView.as_view(), name="api-run-compare-answers"),
+    path("api/runs/<int:pk>/effects/", api.RunEffectsView.as_view(), name="api-run-effects"),
     path("runs/<int:pk>/conflict/", run_conflict, name="run-conflict"),
     path("api/runs/<int:pk>/conflict/", RunConflictView.as_view(), name="api-run-conflict"),
     path("benchmarks/heatmap-<str:metric>.svg", views.heatmap, name="heatmap"),

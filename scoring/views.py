@@ -2,7 +2,12 @@
 from the similarity_benchmark runs the user sees, with the paper's own sweep (Table 4) beside ours.
 
 The sweep's axis is alpha as the weight of the structural (WL) score, the authors' convention
-(``scoring.alpha_sweep``); results stored under the older Eq. 2 names are flipped onto it and marked."""
+(``scoring.alpha_sweep``); results stored under the older Eq. 2 names are flipped onto it and marked.
+
+The comparison page (``/runs/compare/``): two or more runs of one dataset side by side with the difference, its
+paired interval and test, the judges flagged in any of them, and a per-question diff of their answers."""
+
+from __future__ import annotations
 
 from collections import defaultdict
 from typing import Any
@@ -11,14 +16,19 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import mark_safe
 
+from annotation.judge_agreement import judge_flags_across
 from evalplatform.corpus.selectors import datasets_visible_to, latest_versions
 from evalplatform.permissions import page_requires
 from evalplatform.roles import is_researcher
-from evalplatform.runs import plots
+from evalplatform.runs import plots, selectors
+from evalplatform.runs.models import Run
 from evalplatform.runs.selectors import endpoints_for_launch
 from scoring.alpha_sweep import PAPER_TABLE4, SWEEP_ALPHAS, paper_table4_curves, sweep_curves
+from scoring.cdke.compare import answer_diff, compare_runs
 from scoring.selectors import benchmark_grid, benchmark_results_visible_to, benchmark_runs_visible_to
 
+# Most runs one comparison takes (each adds a column and a read of its scores).
+MAX_COMPARED = 8
 METRICS = {"f1": "max F1", "auroc": "AUROC"}
 ALPHA_AXIS = "alpha = weight of the structural (WL) score (authors' code, paper Tables 4-6)"
 FLIPPED = " (Eq. 2 alpha, flipped)"
@@ -119,3 +129,41 @@ def alpha_sweep(request: HttpRequest, metric: str) -> HttpResponse:
     curves |= paper_table4_curves(metric)
     svg = plots.line_chart_svg(curves, xlabel=ALPHA_AXIS, ylabel=METRICS[metric], title="Alpha sweep")
     return HttpResponse(svg, content_type="image/svg+xml")
+
+
+@page_requires(is_researcher)
+def run_compare(request: HttpRequest) -> HttpResponse:
+    visible = selectors.runs_visible_to(request.user).exclude(kind=Run.Kind.SIMILARITY_BENCHMARK)
+    # Ticked boxes (runs=1&runs=2) or the API's form (runs=1,2): both name the runs in order.
+    named = [part.strip() for value in request.GET.getlist("runs") for part in value.split(",")]
+    chosen_ids = [int(i) for i in named if i.isdigit()]
+    runs = [run for pk in chosen_ids[:MAX_COMPARED] if (run := visible.filter(pk=pk).first()) is not None]
+    context: dict[str, Any] = {"choices": visible.order_by("-pk")[:200], "runs": runs, "chosen": chosen_ids}
+    status = 200
+    if len(runs) >= 2:
+        if len({r.dataset.name for r in runs}) > 1:
+            context["error"] = "Compare runs of one dataset (any of its versions)."
+            status = 400
+        else:
+            rows = compare_runs(runs)
+            flags = judge_flags_across(runs)  # judges under a compared run's judge_min_agreement
+            context["rows"] = rows
+            context["flagged_rows"] = [(row, flags.get(row.evaluator)) for row in rows]
+            models = sorted({row.model for row in rows})
+            conditions = sorted({row.condition for row in rows})
+            model = request.GET.get("model") or (models[0] if models else "")
+            condition = request.GET.get("condition") or ("divergent" if "divergent" in conditions else conditions[0])
+            metric = request.GET.get("metric", "ass")
+            context |= {
+                "models": models,
+                "conditions": conditions,
+                "model": model,
+                "condition": condition,
+                "metric": metric,
+                "diffs": answer_diff(runs, model=model, condition=condition, metric=metric)[:50] if model else [],
+                "runs_param": ",".join(str(r.pk) for r in runs),
+            }
+    elif chosen_ids:
+        context["error"] = "Choose two runs or more that you can see."
+        status = 400
+    return render(request, "runs/compare.html", context, status=status)

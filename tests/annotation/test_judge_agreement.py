@@ -192,3 +192,32 @@ def test_flag_on_the_run_page_table2_and_results_api(world: World) -> None:
     run.save()
     assert "judge-flag" not in client.get(f"/runs/{run.pk}/").content.decode()
     assert "judge-flag" not in admin.get(f"/annotation/calibration/runs/{run.pk}/").content.decode()
+
+
+@pytest.mark.django_db
+def test_flag_on_the_compare_page_and_api(world: World) -> None:
+    """A judge flagged in any of the compared runs is flagged on the comparison's rows, with the run that flags it.
+    The page is asked with the API's comma form (runs=A,B), which it used to ignore."""
+    run, _ = build(world)
+    other = Run.objects.create(
+        kind=Run.Kind.CDKE, dataset=world.dataset, status=Run.Status.DONE, spec=run.spec | {"judge_min_agreement": None}
+    )
+    for g in Generation.objects.filter(run=run):  # the same answers and scores again, in a run that flags nobody
+        scores = list(GenerationScore.objects.filter(generation=g))
+        g.pk, g.run = None, other
+        g.save()
+        for score in scores:
+            score.pk, score.generation = None, g
+            score.save()
+    client = Client()
+    client.force_login(world.researcher)
+    html = client.get("/runs/compare/", {"runs": f"{run.pk},{other.pk}"}).content.decode()
+    table = html[html.index('id="compare-table"') : html.index("</table>", html.index('id="compare-table"'))]
+    rows = table.split("<tr>")[2:]
+    assert [r for r in rows if "<td>j1" in r] and all("judge-flag" in r for r in rows if "<td>j1" in r)
+    assert not any("judge-flag" in r for r in rows if "<td>j2" in r)
+    data = client.get("/api/runs/compare/", {"runs": f"{run.pk},{other.pk}"}).json()
+    flags = {(r["evaluator"], r["flagged"]) for r in data["rows"]}
+    assert flags == {("j1", True), ("j2", False), ("-", False)}  # "-": ASS, which no judge scores
+    reason = next(r["flag_reason"] for r in data["rows"] if r["evaluator"] == "j1")
+    assert reason.startswith(f"run {run.pk}: ")
