@@ -25,6 +25,7 @@ from evalplatform.audit.services import audit_record
 from evalplatform.llm.client import LLMClient
 from evalplatform.roles import AnyUser, signed_in_user
 from evalplatform.runs.clients import client_for
+from evalplatform.runs.fields import stored_error
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
 from evalplatform.runs.spec import RunSpec
 from scoring.cdke.judge import JudgeContext, MetricResult, ScoringInterrupted, judge_metrics
@@ -187,6 +188,18 @@ def _store(
         if cost:
             RetestBatch.objects.filter(pk=batch.pk).update(cost_usd=F("cost_usd") + Decimal(str(round(cost, 6))))
         retest_finish_if_complete(batch_id=batch.pk)
+
+
+def retest_mark_failed(*, batch: RetestBatch, generation: Generation, evaluator: ModelEndpoint, error: str) -> None:
+    """A unit that failed for a reason nobody foresaw: every metric it still lacks stored as failed, with the cause
+    (scrubbed and cut like every stored error), so that the batch finishes and the report counts them missing."""
+    stored = set(
+        RetestScore.objects.filter(batch=batch, generation=generation, evaluator=evaluator).values_list(
+            "metric", flat=True
+        )
+    )
+    failed = [MetricResult(m, None, ScoreStatus.FAILED, stored_error(error)) for m in batch.metrics if m not in stored]
+    _store(batch, generation, evaluator, failed, 0.0)
 
 
 def retest_finish_if_complete(*, batch_id: int) -> bool:

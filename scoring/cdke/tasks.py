@@ -21,7 +21,7 @@ from evalplatform.runs.tasks import MAX_RETRIES, guarded, retry_countdown
 from scoring.cdke.answer import generation_answer
 from scoring.cdke.judge import JUDGE_METRICS, JudgeContext, MetricResult, generation_score, scores_store
 from scoring.cdke.judge_prompts import JUDGE_PROMPT_SETS
-from scoring.cdke.retest import retest_judge, retest_units
+from scoring.cdke.retest import retest_judge, retest_mark_failed, retest_units
 from scoring.cdke.similarity import ASS_BATCH, ass_batch
 from scoring.embeddings import get_encoder
 from scoring.models import GenerationScore, RetestBatch, ScoreStatus
@@ -208,10 +208,18 @@ def retest_score_task(self: Task, batch_id: int, generation_id: int, evaluator_i
     generation = Generation.objects.select_related("question__context").get(pk=generation_id)
     evaluator = ModelEndpoint.objects.get(pk=evaluator_id)
     last_attempt = self.request.is_eager or self.request.retries >= MAX_RETRIES
-    try:
-        retest_judge(batch=batch, generation=generation, evaluator=evaluator, last_attempt=last_attempt)
-    except TransientProviderError as exc:
-        raise self.retry(exc=exc, countdown=retry_countdown(self.request.retries)) from exc
+
+    def body() -> None:
+        try:
+            retest_judge(batch=batch, generation=generation, evaluator=evaluator, last_attempt=last_attempt)
+        except TransientProviderError as exc:
+            raise self.retry(exc=exc, countdown=retry_countdown(self.request.retries)) from exc
+
+    guarded(
+        body,
+        lambda error: retest_mark_failed(batch=batch, generation=generation, evaluator=evaluator, error=error),
+        f"retest {batch_id} of generation {generation_id} by evaluator {evaluator_id}",
+    )
 
 
 def retest_enqueue(batch: RetestBatch) -> int:

@@ -138,3 +138,30 @@ def test_the_command_runs_the_retest_through_the_task_and_prints_the_agreement(
     assert "retest" in text and "judge-a" in text and "kappa" in text and "icc(2,1)" in text
     assert "# fingerprint " in text
     assert RetestScore.objects.filter(batch__run=run).count() == 9
+
+
+def test_an_unexpected_error_fails_the_retest_unit_with_its_cause_instead_of_leaving_it_missing(
+    launch: Callable[..., Run],
+    sample_dataset: Dataset,
+    endpoint_factory: Callable[..., ModelEndpoint],
+    judge_server: JudgeServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from scoring.cdke import retest, tasks
+
+    run = finished_run(launch, sample_dataset, endpoint_factory)
+    batch = retest_start(run=run, sample_size=1, seed=0)
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("a bug nobody foresaw")
+
+    monkeypatch.setattr(retest, "judge_metrics", broken)
+    (generation_id,) = batch.generations
+    evaluator_id = ModelEndpoint.objects.get(name="judge-a").pk
+    tasks.retest_score_task.apply(args=(batch.pk, generation_id, evaluator_id))
+    rows = RetestScore.objects.filter(batch=batch)
+    assert sorted(rows.values_list("metric", flat=True)) == sorted(batch.metrics)
+    assert {r.status for r in rows} == {"failed"} and all(r.value is None for r in rows)
+    assert all("unexpected error: RuntimeError: a bug nobody foresaw" in r.raw_output for r in rows)
+    batch.refresh_from_db()
+    assert batch.finished_at is not None  # nothing left pending: the report counts them as missing
