@@ -168,7 +168,15 @@ def main() -> None:
             while len(app.control.ping(timeout=1.0) or []) < len(workers):
                 if time.monotonic() > deadline:
                     raise SystemExit("the workers did not start")
-            cpu_before = sum(proc_cpu_s(p) for w in workers for p in tree(w.pid))
+            # The workers settle first: the embeddings worker loads its encoder as it starts (a one-off per process).
+            settled, cpu_before = time.monotonic() + 60, -1.0
+            while True:
+                cpu_now = sum(proc_cpu_s(p) for w in workers for p in tree(w.pid))
+                if cpu_now - cpu_before < 0.05 or time.monotonic() > settled:
+                    break
+                cpu_before = cpu_now
+                time.sleep(1.0)
+            cpu_before = cpu_now
             cpu_before_llm = sum(proc_cpu_s(p) for w in workers[:-1] for p in tree(w.pid))
             rows_before = db_rows_read()
             from evalplatform.corpus.models import Dataset

@@ -4,8 +4,12 @@ transient provider errors, with backoff and jitter. ``acks_late`` with ``reject_
 task of a killed worker."""
 
 import logging
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from celery import Task, shared_task
+from celery.signals import worker_process_init
 from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
@@ -23,7 +27,7 @@ from scoring.cdke.judge import JUDGE_METRICS, JudgeContext, MetricResult, genera
 from scoring.cdke.judge_prompts import JUDGE_PROMPT_SETS
 from scoring.cdke.retest import retest_judge, retest_units
 from scoring.cdke.similarity import ASS_BATCH, ass_batch
-from scoring.embeddings import get_encoder
+from scoring.embeddings import Encoder, get_encoder
 from scoring.models import GenerationScore, RetestBatch, ScoreStatus
 
 log = logging.getLogger(__name__)
@@ -220,3 +224,23 @@ def retest_enqueue(batch: RetestBatch) -> int:
     for generation_id, evaluator_id in units:
         retest_score_task.delay(batch.pk, generation_id, evaluator_id)
     return len(units)
+
+
+def encoder_preload(
+    queues: Iterable[str], *, encoder: Callable[[], Encoder | Any] = get_encoder
+) -> threading.Thread | None:
+    """In a process that takes the embeddings queue, load the default encoder now, in a background thread (torch
+    and the model: about 5 s of CPU, which the first ASS batch paid otherwise, and longer than a prefork child may
+    take to report that it is up); in any other process (the llm threads, the default queue of one worker that
+    runs everything), nothing. Returns the loading thread."""
+    if settings.QUEUE_EMBEDDINGS not in set(queues):
+        return None
+    thread = threading.Thread(target=lambda: encoder().load(), name="encoder-preload", daemon=True)
+    thread.start()
+    return thread
+
+
+@worker_process_init.connect
+def _encoder_preload_in_worker_process(**kwargs: Any) -> None:
+    """A prefork child of a worker started with ``-Q ...,embeddings,...`` loads its encoder as it starts."""
+    encoder_preload(similarity_batch_task.app.amqp.queues.consume_from or {})
