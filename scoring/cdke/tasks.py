@@ -33,13 +33,16 @@ from scoring.models import GenerationScore, RetestBatch, ScoreStatus
 log = logging.getLogger(__name__)
 # Seconds the answers of a run gather before their ASS batch runs.
 SIMILARITY_WINDOW_S = 1
+# The per-cell tasks (a few per cell, thousands per run) store no result in the result backend: nothing reads
+# them (progress is in the database), and each stored result costs the worker a serialisation and a write.
+IGNORE_RESULT = True
 
 
 def _stop_at_budget(run: Run, exc: BudgetExceeded) -> None:
     run_services.run_stop(run_id=run.pk, status=Run.Status.CANCELLED, reason=f"stopped at the budget: {exc}")
 
 
-@shared_task(name="cdke.feed_answers", acks_late=True, reject_on_worker_lost=True)
+@shared_task(name="cdke.feed_answers", acks_late=True, reject_on_worker_lost=True, ignore_result=IGNORE_RESULT)
 def feed_answers_task(run_id: int) -> int:
     """Send the run's next pending cells to the workers, as many as keep RUN_QUEUE_HIGH_WATER in flight, in
     chunks of RUN_FEED_CHUNK, in planned order; look again in RUN_FEED_EVERY_S while some are still unsent. A
@@ -68,7 +71,12 @@ def answers_to_send(run_id: int) -> list[int]:
 
 
 @shared_task(
-    name="cdke.generation_answer", bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=MAX_RETRIES
+    name="cdke.generation_answer",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=MAX_RETRIES,
+    ignore_result=IGNORE_RESULT,
 )
 def generation_answer_task(self: Task, generation_id: int) -> None:
     """Answer one cell, then hand the answer to every later stage of the run (ASS, judges, graphs). An unexpected
@@ -118,7 +126,7 @@ def _answer(self: Task, generation_id: int) -> None:
     run_services.run_finish_if_complete(run_id=run.pk)
 
 
-@shared_task(name="cdke.similarity_batch", acks_late=True, reject_on_worker_lost=True)
+@shared_task(name="cdke.similarity_batch", acks_late=True, reject_on_worker_lost=True, ignore_result=IGNORE_RESULT)
 def similarity_batch_task(run_id: int) -> int:
     """ASS of a batch of the run's answers that lack it (on the embeddings workers); sends itself again while
     some are left."""
@@ -143,7 +151,12 @@ def similarity_batch_soon(run_id: int) -> None:
 
 
 @shared_task(
-    name="cdke.generation_score", bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=MAX_RETRIES
+    name="cdke.generation_score",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=MAX_RETRIES,
+    ignore_result=IGNORE_RESULT,
 )
 def generation_score_task(self: Task, generation_id: int, evaluator_id: int) -> None:
     """One evaluator's FC, Acc, Cm and LAV of one answer (and AC, when its ASS is in), each metric on its
