@@ -10,6 +10,7 @@ with a concurrency limit C shared by every worker through Redis, so the bound on
 Prints one line per figure with its target (issue 15):
 - ratio_to_bound: LLM calls per second over the whole run, answers and judging together, / (C / L)   (>= 0.8)
 - cpu_ms_per_call: CPU time of the worker processes / LLM calls                                      (<= 10)
+  (llm_worker_cpu_ms_per_call: the model-calling workers' share of it)
 - queries_per_cell: SQL queries of the workers / cells                                              (constant)
 - rows_read_per_cell: rows PostgreSQL returned or fetched in the run's database / cells            (flat in N)
 - worker_rss_mb: the largest model-calling worker's resident memory                                (<= 1024)
@@ -167,7 +168,16 @@ def main() -> None:
             while len(app.control.ping(timeout=1.0) or []) < len(workers):
                 if time.monotonic() > deadline:
                     raise SystemExit("the workers did not start")
-            cpu_before = sum(proc_cpu_s(p) for w in workers for p in tree(w.pid))
+            # The workers settle first: the embeddings worker loads its encoder as it starts (a one-off per process).
+            settled, cpu_before = time.monotonic() + 60, -1.0
+            while True:
+                cpu_now = sum(proc_cpu_s(p) for w in workers for p in tree(w.pid))
+                if cpu_now - cpu_before < 0.05 or time.monotonic() > settled:
+                    break
+                cpu_before = cpu_now
+                time.sleep(1.0)
+            cpu_before = cpu_now
+            cpu_before_llm = sum(proc_cpu_s(p) for w in workers[:-1] for p in tree(w.pid))
             rows_before = db_rows_read()
             from evalplatform.corpus.models import Dataset
 
@@ -190,6 +200,7 @@ def main() -> None:
             time.sleep(1.0)  # the statistics collector flushes about every half second
             calls = len(server.requests)
             cpu = sum(proc_cpu_s(p) for w in workers for p in tree(w.pid)) - cpu_before
+            cpu_llm = sum(proc_cpu_s(p) for w in workers[:-1] for p in tree(w.pid)) - cpu_before_llm
             rows = db_rows_read() - rows_before
             queries = sum(int(Path(f).read_text() or 0) for f in glob.glob(f"{log_dir}/*"))
             peak = server.peak_in_flight
@@ -217,6 +228,8 @@ def main() -> None:
             "peak_in_flight": peak,
             "ratio_to_bound": round(calls / elapsed / bound, 3),
             "cpu_ms_per_call": round(1000 * cpu / max(1, calls), 2),
+            # of which the model-calling workers (the rest: the ASS batches, the feeder, loading the encoder)
+            "llm_worker_cpu_ms_per_call": round(1000 * cpu_llm / max(1, calls), 2),
             "queries_per_cell": round(queries / options.cells, 1),
             "rows_read_per_cell": round(rows / options.cells, 1),
             "worker_rss_mb": round(peak_rss, 1),

@@ -105,8 +105,10 @@ class Encoder:
         return self._model
 
     def load(self) -> None:
-        """Load the model now (it is otherwise loaded on the first encode)."""
-        self._load()
+        """Load the model now (it is otherwise loaded on the first encode); an encode that comes meanwhile waits
+        for it rather than loading it a second time."""
+        with self._lock:
+            self._load()
 
     def encode_uncached(self, texts: Sequence[str]) -> Matrix:
         """Encode without reading or filling the cache (for benchmarks of the uncached path)."""

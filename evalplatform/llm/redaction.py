@@ -8,6 +8,7 @@ environment once more (``evalplatform.runs.fields``)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -31,7 +32,10 @@ def key_env_allowed(name: str, allowlist: Iterable[str] = ()) -> bool:
     return name == "" or name in set(allowlist) or KEY_ENV_NAME.fullmatch(name) is not None
 
 
+@functools.lru_cache(maxsize=4096)
 def names_a_secret(name: str) -> bool:
+    """Whether a variable of this name holds a secret (remembered per name: every stored text asks, for every
+    variable of the environment)."""
     return not SECRET_NAME_WORDS.isdisjoint(name.upper().split("_"))
 
 

@@ -17,6 +17,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from evalplatform.hashing import text_hash
+from evalplatform.llm.redaction import redact
+from evalplatform.runs.fields import stored_secrets
 from scoring.cdke.verdicts import parse_statements
 from scoring.models import ScoreStatus, StatementSet
 
@@ -49,7 +51,8 @@ def statements_for(
         found = StatementSet.objects.filter(**key).first()
         if found is not None and found.ready:
             return found
-        if found is None and _claim_new(key, question_id):
+        if found is None and (claimed := _claim_new(key, question_id)) is not None:
+            found = claimed
             break
         if found is not None and _take_over_stale(found):
             break
@@ -61,28 +64,34 @@ def statements_for(
     except BaseException:
         StatementSet.objects.filter(**key, ready=False).delete()  # let the next try claim it
         raise
-    StatementSet.objects.filter(**key).update(
-        statements=list(outcome.value or []),
-        status=ScoreStatus.OK if outcome.status == "ok" else ScoreStatus.UNPARSEABLE,
-        raw_output=outcome.raw,
-        ready=True,
-    )
-    return StatementSet.objects.get(**key)
+    done = {
+        "statements": list(outcome.value or []),
+        "status": ScoreStatus.OK if outcome.status == "ok" else ScoreStatus.UNPARSEABLE,
+        "raw_output": outcome.raw,
+        "ready": True,
+    }
+    StatementSet.objects.filter(**key).update(**done)
+    # The row as stored, without reading it back: raw_output is scrubbed on its way in (ScrubbedTextField).
+    for field, value in (done | {"raw_output": redact(outcome.raw, stored_secrets())}).items():
+        setattr(found, field, value)
+    return found
 
 
-def _claim_new(key: dict[str, object], question_id: int | None) -> bool:
+def _claim_new(key: dict[str, object], question_id: int | None) -> StatementSet | None:
+    """The pending row this worker claimed, or None when another worker claimed it first."""
     try:
         with transaction.atomic():
-            StatementSet.objects.create(**key, question_id=question_id, ready=False, claimed_at=timezone.now())
+            return StatementSet.objects.create(**key, question_id=question_id, ready=False, claimed_at=timezone.now())
     except IntegrityError:
-        return False  # another worker claimed it first
-    return True
+        return None  # another worker claimed it first
 
 
 def _take_over_stale(found: StatementSet) -> bool:
     stale_before = timezone.now() - timedelta(seconds=CLAIM_TIMEOUT_S)
-    return bool(
-        StatementSet.objects.filter(pk=found.pk, ready=False, claimed_at__lt=stale_before).update(
-            claimed_at=timezone.now()
-        )
+    now = timezone.now()
+    taken = bool(
+        StatementSet.objects.filter(pk=found.pk, ready=False, claimed_at__lt=stale_before).update(claimed_at=now)
     )
+    if taken:
+        found.claimed_at = now
+    return taken

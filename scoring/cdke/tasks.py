@@ -4,8 +4,12 @@ transient provider errors, with backoff and jitter. ``acks_late`` with ``reject_
 task of a killed worker."""
 
 import logging
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from celery import Task, shared_task
+from celery.signals import worker_process_init
 from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
@@ -23,19 +27,22 @@ from scoring.cdke.judge import JUDGE_METRICS, JudgeContext, MetricResult, genera
 from scoring.cdke.judge_prompts import JUDGE_PROMPT_SETS
 from scoring.cdke.retest import retest_judge, retest_mark_failed, retest_units
 from scoring.cdke.similarity import ASS_BATCH, ass_batch
-from scoring.embeddings import get_encoder
+from scoring.embeddings import Encoder, get_encoder
 from scoring.models import GenerationScore, RetestBatch, ScoreStatus
 
 log = logging.getLogger(__name__)
 # Seconds the answers of a run gather before their ASS batch runs.
 SIMILARITY_WINDOW_S = 1
+# The per-cell tasks (a few per cell, thousands per run) store no result in the result backend: nothing reads
+# them (progress is in the database), and each stored result costs the worker a serialisation and a write.
+IGNORE_RESULT = True
 
 
 def _stop_at_budget(run: Run, exc: BudgetExceeded) -> None:
     run_services.run_stop(run_id=run.pk, status=Run.Status.CANCELLED, reason=f"stopped at the budget: {exc}")
 
 
-@shared_task(name="cdke.feed_answers", acks_late=True, reject_on_worker_lost=True)
+@shared_task(name="cdke.feed_answers", acks_late=True, reject_on_worker_lost=True, ignore_result=IGNORE_RESULT)
 def feed_answers_task(run_id: int) -> int:
     """Send the run's next pending cells to the workers, as many as keep RUN_QUEUE_HIGH_WATER in flight, in
     chunks of RUN_FEED_CHUNK, in planned order; look again in RUN_FEED_EVERY_S while some are still unsent. A
@@ -64,7 +71,12 @@ def answers_to_send(run_id: int) -> list[int]:
 
 
 @shared_task(
-    name="cdke.generation_answer", bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=MAX_RETRIES
+    name="cdke.generation_answer",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=MAX_RETRIES,
+    ignore_result=IGNORE_RESULT,
 )
 def generation_answer_task(self: Task, generation_id: int) -> None:
     """Answer one cell, then hand the answer to every later stage of the run (ASS, judges, graphs). An unexpected
@@ -83,10 +95,16 @@ def _answer_failed(generation_id: int, error: str) -> None:
         run_services.run_finish_if_complete(run_id=run_id)
 
 
+def _is_active(run: Run) -> bool:
+    """The run, read with the cell a moment ago, is still queued or running (what ``run_is_active`` asks, without
+    asking the database again)."""
+    return run.status in (Run.Status.QUEUED, Run.Status.RUNNING)
+
+
 def _answer(self: Task, generation_id: int) -> None:
     generation = Generation.objects.select_related("run", "question__context", "model").get(pk=generation_id)
     run = generation.run
-    if not run_selectors.run_is_active(run.pk):
+    if not _is_active(run):
         return
     spec = RunSpec.from_dict(run.spec)
     if generation.status == Generation.Status.PENDING:
@@ -108,7 +126,7 @@ def _answer(self: Task, generation_id: int) -> None:
     run_services.run_finish_if_complete(run_id=run.pk)
 
 
-@shared_task(name="cdke.similarity_batch", acks_late=True, reject_on_worker_lost=True)
+@shared_task(name="cdke.similarity_batch", acks_late=True, reject_on_worker_lost=True, ignore_result=IGNORE_RESULT)
 def similarity_batch_task(run_id: int) -> int:
     """ASS of a batch of the run's answers that lack it (on the embeddings workers); sends itself again while
     some are left."""
@@ -133,7 +151,12 @@ def similarity_batch_soon(run_id: int) -> None:
 
 
 @shared_task(
-    name="cdke.generation_score", bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=MAX_RETRIES
+    name="cdke.generation_score",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=MAX_RETRIES,
+    ignore_result=IGNORE_RESULT,
 )
 def generation_score_task(self: Task, generation_id: int, evaluator_id: int) -> None:
     """One evaluator's FC, Acc, Cm and LAV of one answer (and AC, when its ASS is in), each metric on its
@@ -166,9 +189,9 @@ def _score_failed(generation_id: int, evaluator_id: int, error: str) -> None:
 
 
 def _score(self: Task, generation_id: int, evaluator_id: int) -> None:
-    generation = Generation.objects.select_related("run", "question").get(pk=generation_id)
+    generation = Generation.objects.select_related("run", "question__context").get(pk=generation_id)
     run = generation.run
-    if not run_selectors.run_is_active(run.pk):
+    if not _is_active(run):
         return
     spec = RunSpec.from_dict(run.spec)
     evaluator = ModelEndpoint.objects.get(pk=evaluator_id)
@@ -228,3 +251,23 @@ def retest_enqueue(batch: RetestBatch) -> int:
     for generation_id, evaluator_id in units:
         retest_score_task.delay(batch.pk, generation_id, evaluator_id)
     return len(units)
+
+
+def encoder_preload(
+    queues: Iterable[str], *, encoder: Callable[[], Encoder | Any] = get_encoder
+) -> threading.Thread | None:
+    """In a process that takes the embeddings queue, load the default encoder now, in a background thread (torch
+    and the model: about 5 s of CPU, which the first ASS batch paid otherwise, and longer than a prefork child may
+    take to report that it is up); in any other process (the llm threads, the default queue of one worker that
+    runs everything), nothing. Returns the loading thread."""
+    if settings.QUEUE_EMBEDDINGS not in set(queues):
+        return None
+    thread = threading.Thread(target=lambda: encoder().load(), name="encoder-preload", daemon=True)
+    thread.start()
+    return thread
+
+
+@worker_process_init.connect
+def _encoder_preload_in_worker_process(**kwargs: Any) -> None:
+    """A prefork child of a worker started with ``-Q ...,embeddings,...`` loads its encoder as it starts."""
+    encoder_preload(similarity_batch_task.app.amqp.queues.consume_from or {})
