@@ -16,6 +16,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from annotation.consensus_rule import AGREE_COSINE, ground_truths_agree
 from annotation.models import AssignmentStatus, ItemState, Review, ReviewAssignment, ReviewItem
+from evalplatform.corpus.highlight import mark_spans
 
 
 @dataclass(frozen=True)
@@ -50,20 +51,13 @@ def review_position(assignment: ReviewAssignment) -> QueuePosition:
 def mark_terms(text: str, terms: Iterable[str], css_class: str) -> SafeString:
     """``text`` escaped, with each term (case-insensitive, whole words) wrapped in ``<mark class=css_class>``; the
     longest term wins where two overlap."""
-    spans: list[tuple[int, int]] = []
-    for term in sorted({t.strip() for t in terms if t and t.strip()}, key=len, reverse=True):
-        for found in re.finditer(r"(?<!\w)" + re.escape(term) + r"(?!\w)", text, flags=re.IGNORECASE):
-            start, end = found.span()
-            if all(end <= s or start >= e for s, e in spans):
-                spans.append((start, end))
-    out: list[str] = []
-    position = 0
-    for start, end in sorted(spans):
-        out.append(escape(text[position:start]))
-        out.append(f'<mark class="{escape(css_class)}">{escape(text[start:end])}</mark>')
-        position = end
-    out.append(escape(text[position:]))
-    return mark_safe("".join(out))  # noqa: S308 (every piece of text went through escape())
+    ordered = sorted({t.strip() for t in terms if t and t.strip()}, key=len, reverse=True)
+    matches = (
+        found.span()
+        for term in ordered
+        for found in re.finditer(r"(?<!\w)" + re.escape(term) + r"(?!\w)", text, flags=re.IGNORECASE)
+    )
+    return mark_spans(text, matches, css_class)
 
 
 def word_diff(a: str, b: str) -> tuple[SafeString, SafeString]:
