@@ -7,8 +7,9 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
-from django.db.models import Count, Q
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from annotation.agreement import accuracy, cohen_kappa, mean_pairwise_f1
@@ -184,6 +185,11 @@ def campaign_overview(*, user: AnyUser) -> Campaign:
     return campaign
 
 
+def _per_annotator(rows: QuerySet[Any]) -> QuerySet[Any]:
+    """(annotator's username, how many of ``rows`` are theirs), one pair per annotator, in one query."""
+    return rows.values_list("annotator__username").order_by().annotate(n=Count("pk"))
+
+
 def annotator_progress(*, user: AnyUser) -> list[AnnotatorProgress]:
     """Per annotator, their work on the datasets and runs the user sees: submitted, and claimed with a live lease."""
     now = timezone.now()
@@ -196,26 +202,15 @@ def annotator_progress(*, user: AnyUser) -> list[AnnotatorProgress]:
 
     live = Q(status=AssignmentStatus.CLAIMED, lease_expires_at__gt=now)
     reviews = ReviewAssignment.objects.filter(item__question__dataset__in=visible)
-    for name, n in (
-        reviews.filter(status=AssignmentStatus.SUBMITTED)
-        .values_list("annotator__username")
-        .order_by()
-        .annotate(n=Count("pk"))
-    ):
+    for name, n in _per_annotator(reviews.filter(status=AssignmentStatus.SUBMITTED)):
         row(name).reviews_submitted = n
-    for name, n in reviews.filter(live).values_list("annotator__username").order_by().annotate(n=Count("pk")):
+    for name, n in _per_annotator(reviews.filter(live)):
         row(name).reviews_open = n
     taus = TauAssignment.objects.filter(item__generation__run__in=runs)
-    for name, n in (
-        taus.filter(status=AssignmentStatus.SUBMITTED)
-        .values_list("annotator__username")
-        .order_by()
-        .annotate(n=Count("pk"))
-    ):
+    for name, n in _per_annotator(taus.filter(status=AssignmentStatus.SUBMITTED)):
         row(name).tau_submitted = n
-    for name, n in taus.filter(live).values_list("annotator__username").order_by().annotate(n=Count("pk")):
+    for name, n in _per_annotator(taus.filter(live)):
         row(name).tau_open = n
-    labels = CalibrationLabel.objects.filter(item__generation__run__in=runs)
-    for name, n in labels.values_list("annotator__username").order_by().annotate(n=Count("pk")):
+    for name, n in _per_annotator(CalibrationLabel.objects.filter(item__generation__run__in=runs)):
         row(name).calibration_labels = n
     return [rows[name] for name in sorted(rows)]
