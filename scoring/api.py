@@ -23,12 +23,10 @@ from evalplatform.permissions import RESEARCHER_ONLY
 from evalplatform.runs import selectors
 from evalplatform.runs.api import visible_run_or_404
 from evalplatform.runs.models import Run
-from scoring.cdke.compare import answer_diff, compare_runs, condition_effects
+from scoring.cdke.compare import MAX_COMPARED, answer_diff, compare_runs, condition_effects
 from scoring.models import BenchmarkResult
 from scoring.selectors import benchmark_results_visible_to
 
-# Most runs one comparison takes (each adds a column and a read of its scores).
-MAX_COMPARED = 8
 RUNS_PARAMETER = OpenApiParameter(
     "runs", OpenApiTypes.STR, required=True, description="Run ids, comma-separated, in the order to compare (2 to 8)."
 )

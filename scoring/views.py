@@ -24,11 +24,9 @@ from evalplatform.runs import plots, selectors
 from evalplatform.runs.models import Run
 from evalplatform.runs.selectors import endpoints_for_launch
 from scoring.alpha_sweep import PAPER_TABLE4, SWEEP_ALPHAS, paper_table4_curves, sweep_curves
-from scoring.cdke.compare import answer_diff, compare_runs
+from scoring.cdke.compare import MAX_COMPARED, answer_diff, compare_runs
 from scoring.selectors import benchmark_grid, benchmark_results_visible_to, benchmark_runs_visible_to
 
-# Most runs one comparison takes (each adds a column and a read of its scores).
-MAX_COMPARED = 8
 METRICS = {"f1": "max F1", "auroc": "AUROC"}
 ALPHA_AXIS = "alpha = weight of the structural (WL) score (authors' code, paper Tables 4-6)"
 FLIPPED = " (Eq. 2 alpha, flipped)"

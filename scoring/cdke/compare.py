@@ -25,6 +25,8 @@ RowKey = tuple[str, str, str, str]  # model, evaluator, condition, metric
 # The evaluator column of a metric no evaluator scores (ASS is an embedding).
 EMBEDDING = "-"
 METRIC_ORDER = {m: i for i, m in enumerate(TABLE_METRICS)}
+# Most runs one comparison takes, on the page and in the API (each adds a column and a read of its scores).
+MAX_COMPARED = 8
 
 
 @dataclass
