@@ -160,8 +160,13 @@ CELERY_TASK_ROUTES = (
     else {}
 )
 # Redis and SQS hand an unacknowledged message (its worker was killed) to another worker after this many seconds;
-# the run watchdog re-sends a stale run's work sooner (RUN_STALE_AFTER_S), idempotently.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT_S", 3600)}
+# the run watchdog re-sends a stale run's work sooner (RUN_STALE_AFTER_S), idempotently. Only those transports take
+# the option: the embedded SQLAlchemy broker hands it to SQLAlchemy's create_engine, and its worker cannot start.
+CELERY_BROKER_TRANSPORT_OPTIONS = (
+    {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT_S", 3600)}
+    if CELERY_BROKER_URL.startswith(("redis://", "rediss://", "sqs://"))
+    else {}
+)
 # The watchdog (runs.watchdog) looks at every running run once a minute (run a beat: celery -A evalplatform beat).
 CELERY_BEAT_SCHEDULE = {
     "run-watchdog": {"task": "runs.watchdog", "schedule": float(env_int("RUN_WATCHDOG_EVERY_S", 60))},

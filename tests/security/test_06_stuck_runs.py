@@ -3,13 +3,16 @@ timeout (an hour), and nothing noticed; an unexpected exception left a run at 0/
 and every progress poll) sends a stale run's work again and fails a run that cannot progress, with the reason;
 every unexpected exception fails its cell with the cause; run_resume is a command as well as an API action."""
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from datetime import timedelta
 from io import StringIO
 from typing import Any
 
 import pytest
-from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.test import Client
 from django.utils import timezone
@@ -19,6 +22,7 @@ from evalplatform.runs.launch import run_launch
 from evalplatform.runs.models import Generation, ModelEndpoint, Run
 from evalplatform.runs.spec import SpecError
 from evalplatform.runs.watchdog import run_watch
+from tests.conftest import REPO
 from tests.runs.conftest import ONE
 
 pytestmark = pytest.mark.django_db
@@ -73,9 +77,29 @@ def test_a_progress_poll_of_a_stale_run_sends_its_work_again(
     assert run.status == Run.Status.DONE and run.progress_done == run.progress_total == 2 * 2
 
 
+def _broker_settings(broker: str) -> dict[str, Any]:
+    """The transport options and the watchdog's staleness as settings give them for ``broker``, in a fresh
+    interpreter (the broker is read once, at start-up)."""
+    code = (
+        "import json, django; django.setup(); from django.conf import settings; "
+        "print(json.dumps([settings.CELERY_BROKER_TRANSPORT_OPTIONS, settings.RUN_STALE_AFTER_S]))"
+    )
+    env = os.environ | {"DJANGO_SETTINGS_MODULE": "evalplatform.settings", "DEBUG": "1", "CELERY_BROKER_URL": broker}
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, check=True)
+    options, stale = json.loads(done.stdout.strip().splitlines()[-1])
+    return {"options": options, "stale": stale}
+
+
 def test_the_broker_visibility_timeout_is_set_explicitly() -> None:
-    timeout = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
-    assert timeout > 0 and timeout > settings.RUN_STALE_AFTER_S  # the watchdog acts before the broker would
+    redis = _broker_settings("redis://127.0.0.1:6379/0")
+    timeout = redis["options"]["visibility_timeout"]
+    assert timeout > 0 and timeout > redis["stale"]  # the watchdog acts before the broker would
+
+
+def test_the_embedded_broker_gets_no_visibility_timeout() -> None:
+    """SQLAlchemy's transport passed the option on to create_engine, and a worker on the default broker (make serve)
+    could not start (TypeError: Invalid argument(s) 'visibility_timeout')."""
+    assert _broker_settings("sqla+sqlite:////tmp/broker.sqlite3")["options"] == {}
 
 
 def test_an_unexpected_error_fails_the_cell_with_its_cause(
