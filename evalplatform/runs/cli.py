@@ -75,7 +75,7 @@ def follow_run(run: Run, *, timeout_s: float, out: TextIO = sys.stdout) -> Run:
         run.refresh_from_db()
         out.write(progress_bar(run))
         out.flush()
-        if run.status not in (Run.Status.QUEUED, Run.Status.RUNNING) or time.monotonic() > deadline:
+        if not run.is_active or time.monotonic() > deadline:
             break
         time.sleep(POLL_S)
     out.write("\n")

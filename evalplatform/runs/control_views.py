@@ -14,8 +14,6 @@ from evalplatform.runs import selectors, services
 from evalplatform.runs.launch import run_resume
 from evalplatform.runs.models import Run
 
-ACTIVE = (Run.Status.QUEUED, Run.Status.RUNNING)
-
 
 def _run(request: HttpRequest, pk: int) -> Run:
     run = selectors.run_get(user=request.user, pk=pk)

@@ -149,8 +149,17 @@ class Run(models.Model):
         return f"run {self.pk} ({self.kind}, {self.dataset.name}, {self.status})"
 
     @property
+    def is_active(self) -> bool:
+        """Queued or running: work may still be sent for it."""
+        return self.status in ACTIVE_STATUSES
+
+    @property
     def progress_percent(self) -> float:
         return 100.0 * self.progress_done / self.progress_total if self.progress_total else 0.0
+
+
+# The statuses of a run that may still send work (its Stop button shows, its tasks go on).
+ACTIVE_STATUSES = (Run.Status.QUEUED, Run.Status.RUNNING)
 
 
 class StageProgress(models.Model):

@@ -9,7 +9,7 @@ from evalplatform.corpus.models import Dataset, Question
 from evalplatform.corpus.selectors import datasets_visible_to
 from evalplatform.llm.redaction import key_env_allowed
 from evalplatform.roles import AnyUser, is_admin, is_researcher
-from evalplatform.runs.models import KEY_ENV_REFUSED, Generation, ModelEndpoint, Run, StageProgress
+from evalplatform.runs.models import ACTIVE_STATUSES, KEY_ENV_REFUSED, Generation, ModelEndpoint, Run, StageProgress
 from evalplatform.runs.spec import RunSpec, SpecError
 
 
@@ -75,7 +75,7 @@ def run_questions(dataset: Dataset, spec: RunSpec) -> QuerySet[Question]:
 
 
 def run_is_active(run_id: int) -> bool:
-    return Run.objects.filter(pk=run_id, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).exists()
+    return Run.objects.filter(pk=run_id, status__in=ACTIVE_STATUSES).exists()
 
 
 def stage_complete(*, run_id: int, stage: str) -> bool:

@@ -24,7 +24,7 @@ from evalplatform.llm.pricing import Budget, CostEstimate
 from evalplatform.roles import AnyUser
 from evalplatform.runs import selectors
 from evalplatform.runs.fields import stored_error
-from evalplatform.runs.models import Generation, ModelEndpoint, Run, StageProgress
+from evalplatform.runs.models import ACTIVE_STATUSES, Generation, ModelEndpoint, Run, StageProgress
 from evalplatform.runs.signals import run_finished
 from evalplatform.runs.spec import RunSpec, SpecError
 from evalplatform.runs.stages import stages_for
@@ -115,7 +115,7 @@ def run_start(*, run: Run) -> bool:
 def run_stop(*, run_id: int, status: str, reason: str, actor: Actor = None) -> bool:
     """Stop an active run (cancelled, or failed) and say why; a finished run stays as it is."""
     with transaction.atomic():
-        stopped = Run.objects.filter(pk=run_id, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).update(
+        stopped = Run.objects.filter(pk=run_id, status__in=ACTIVE_STATUSES).update(
             status=status, status_reason=reason, finished_at=timezone.now()
         )
         if stopped:

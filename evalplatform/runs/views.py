@@ -235,7 +235,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "models": run.spec.get("models", []),
         "conditions": run.spec.get("conditions", []),
         "classes": ERROR_CLASSES,
-        "active": run.status in (Run.Status.QUEUED, Run.Status.RUNNING),
+        "active": run.is_active,
         "has_judges": bool(run.spec.get("evaluators")),
         "effects": condition_effects(run) if {"divergent", "real"} <= set(run.spec.get("conditions", [])) else [],
         "fingerprint_lines": fingerprint_lines(run_fingerprint(run)),

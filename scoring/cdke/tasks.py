@@ -95,16 +95,10 @@ def _answer_failed(generation_id: int, error: str) -> None:
         run_services.run_finish_if_complete(run_id=run_id)
 
 
-def _is_active(run: Run) -> bool:
-    """The run, read with the cell a moment ago, is still queued or running (what ``run_is_active`` asks, without
-    asking the database again)."""
-    return run.status in (Run.Status.QUEUED, Run.Status.RUNNING)
-
-
 def _answer(self: Task, generation_id: int) -> None:
     generation = Generation.objects.select_related("run", "question__context", "model").get(pk=generation_id)
     run = generation.run
-    if not _is_active(run):
+    if not run.is_active:  # as read with the cell a moment ago: no second query
         return
     spec = RunSpec.from_dict(run.spec)
     if generation.status == Generation.Status.PENDING:
@@ -191,7 +185,7 @@ def _score_failed(generation_id: int, evaluator_id: int, error: str) -> None:
 def _score(self: Task, generation_id: int, evaluator_id: int) -> None:
     generation = Generation.objects.select_related("run", "question__context").get(pk=generation_id)
     run = generation.run
-    if not _is_active(run):
+    if not run.is_active:  # as read with the cell a moment ago: no second query
         return
     spec = RunSpec.from_dict(run.spec)
     evaluator = ModelEndpoint.objects.get(pk=evaluator_id)
