@@ -49,10 +49,9 @@ from django.db import connection
 from django.test import Client
 
 from evalplatform.celery import app
-from evalplatform.corpus.payload import ContextData, DatasetPayload, QuestionData
-from evalplatform.corpus.services import dataset_import
 from evalplatform.runs.launch import run_launch
 from evalplatform.runs.models import ModelEndpoint, Run
+from tests.runs.bench_dataset import make_dataset
 from tests.runs.judge_server import JudgeServer
 
 TARGETS = {
@@ -64,11 +63,6 @@ TARGETS = {
     "page_seconds": "within 3x from 100 to 10,000 cells",
     "results_api_seconds": "within 3x from 100 to 10,000 cells",
 }
-CONTEXT = (
-    "In 1931 the engineer Marta Kowal finished the Larkfield bridge over the river Dunmore, the longest arch of its "
-    "time in the county. The town council had voted for it in 1927 after the old ferry sank. Its opening drew "
-    "twelve thousand people, and the mayor, Piotr Zalewski, cut the ribbon with a pair of silver scissors. "
-) * 2
 
 
 def proc_cpu_s(pid: int) -> float:
@@ -110,23 +104,6 @@ def start_worker(queues: str, pool: str, concurrency: int, query_log: str) -> su
         f"bench-{queues.split(',')[0]}-%h-{len(glob.glob(query_log + '*'))}-{time.time_ns()}",
     ]
     return subprocess.Popen(args, cwd=REPO, env=env, stdout=subprocess.DEVNULL)
-
-
-def make_dataset(cells: int) -> str:
-    per_context = 20
-    contexts = []
-    for c in range((cells + per_context - 1) // per_context):
-        questions = [
-            QuestionData(
-                key=f"c{c}-q{q}",
-                text=f"Who finished the Larkfield bridge, question {q} of context {c}?",
-                ground_truth="Marta Kowal finished it in 1931.",
-            )
-            for q in range(min(per_context, cells - c * per_context))
-        ]
-        contexts.append(ContextData(key=f"c{c}", topic=f"Context {c}", text=CONTEXT, questions=questions))
-    dataset_import(payload=DatasetPayload(kind="dkd", contexts=contexts), name="bench", import_format="dkd")
-    return "bench"
 
 
 def main() -> None:

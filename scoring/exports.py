@@ -8,6 +8,7 @@ import csv
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from django.db import connections, transaction
 from django.db.models import QuerySet
 
 from evalplatform import strict_json
@@ -89,9 +90,22 @@ def _rows(run: Run, kind: str) -> tuple[list[str], Iterator[tuple[Any, ...]]]:
         queryset = GenerationScore.objects.filter(generation__run=run).order_by("generation_id", "scorer", "metric")
     else:
         raise ValueError(f"unknown export '{kind}' (known: {', '.join(KINDS)})")
-    rows = queryset.values_list(*fields.values()).iterator(chunk_size=CHUNK)
     short = str(fingerprint["hash"])[:FINGERPRINT_PREFIX]
-    return [*fields, "fingerprint"], ((*row, short) for row in rows)
+    return [*fields, "fingerprint"], ((*row, short) for row in _fetched(queryset.values_list(*fields.values())))
+
+
+def _fetched(queryset: QuerySet[Any]) -> Iterator[tuple[Any, ...]]:
+    """The rows in chunks from a server-side cursor opened inside a transaction. Outside one, Django declares the
+    cursor WITH HOLD and PostgreSQL computes the whole result when it is declared (an export's first row waited
+    for the last, 45 ms at 10,000 cells, materialised on the server); inside one, rows are read as they are
+    fetched, and the export is one consistent snapshot. The transaction ends with the stream (or when the client
+    goes away and the response is closed). SQLite has no such cursors, and a transaction held for a whole stream
+    would lock its writers out: there, rows as before."""
+    if connections[queryset.db].vendor != "postgresql":
+        yield from queryset.iterator(chunk_size=CHUNK)
+        return
+    with transaction.atomic(using=queryset.db):
+        yield from queryset.iterator(chunk_size=CHUNK)
 
 
 def _plain(value: Any) -> Any:

@@ -1,0 +1,29 @@
+"""The benchmarks' sample dataset: one context repeated, questions of it in groups of 20 (as the DKD's contexts hold
+about 20 questions each), for runs of any number of cells (benchmarks/bench_run_throughput.py, bench_read_size.py)."""
+
+from evalplatform.corpus.payload import ContextData, DatasetPayload, QuestionData
+from evalplatform.corpus.services import dataset_import
+
+CONTEXT = (
+    "In 1931 the engineer Marta Kowal finished the Larkfield bridge over the river Dunmore, the longest arch of its "
+    "time in the county. The town council had voted for it in 1927 after the old ferry sank. Its opening drew "
+    "twelve thousand people, and the mayor, Piotr Zalewski, cut the ribbon with a pair of silver scissors. "
+) * 2
+
+
+def make_dataset(cells: int, name: str = "bench") -> str:
+    """A DKD dataset of ``cells`` questions, imported under ``name``; returns the name."""
+    per_context = 20
+    contexts = []
+    for c in range((cells + per_context - 1) // per_context):
+        questions = [
+            QuestionData(
+                key=f"c{c}-q{q}",
+                text=f"Who finished the Larkfield bridge, question {q} of context {c}?",
+                ground_truth="Marta Kowal finished it in 1931.",
+            )
+            for q in range(min(per_context, cells - c * per_context))
+        ]
+        contexts.append(ContextData(key=f"c{c}", topic=f"Context {c}", text=CONTEXT, questions=questions))
+    dataset_import(payload=DatasetPayload(kind="dkd", contexts=contexts), name=name, import_format="dkd")
+    return name
