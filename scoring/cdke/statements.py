@@ -17,8 +17,6 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from evalplatform.hashing import text_hash
-from evalplatform.llm.redaction import redact
-from evalplatform.runs.fields import stored_secrets
 from scoring.cdke.verdicts import parse_statements
 from scoring.models import ScoreStatus, StatementSet
 
@@ -71,8 +69,9 @@ def statements_for(
         "ready": True,
     }
     StatementSet.objects.filter(**key).update(**done)
-    # The row as stored, without reading it back: raw_output is scrubbed on its way in (ScrubbedTextField).
-    for field, value in (done | {"raw_output": redact(outcome.raw, stored_secrets())}).items():
+    # The row as stored, without reading it back: raw_output as its field scrubs it on the way in.
+    stored_raw = StatementSet._meta.get_field("raw_output").get_prep_value(outcome.raw)
+    for field, value in (done | {"raw_output": stored_raw}).items():
         setattr(found, field, value)
     return found
 
