@@ -70,6 +70,23 @@ class GenerationScore(models.Model):
         return f"{self.metric}={self.value} by {self.scorer} ({self.status})"
 
 
+class SimilarityTodo(models.Model):
+    """An answered cell whose ASS is still to compute: the similarity stage's queue. A batch takes its rows in
+    order and deletes them in the transaction that stores their ASS, so that it reads its own few rows, never
+    the whole run (issue 15). Added after each answer; the stage's re-send adds any that a lost worker missed."""
+
+    generation = models.OneToOneField(
+        Generation, primary_key=True, on_delete=models.CASCADE, related_name="similarity_todo"
+    )
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="+", db_index=False)
+
+    class Meta:
+        indexes = [models.Index(fields=["run", "generation"], name="similarity_todo_by_run")]
+
+    def __str__(self) -> str:
+        return f"ASS to compute: generation {self.generation_id} of run {self.run_id}"
+
+
 class ErrorTypeJudgement(models.Model):
     """An evaluator's error type of an answer its LAV found invalid (paper C's error analysis): hallucination,
     context misalignment or verbose. Written with that evaluator's scores, in the same transaction."""

@@ -2,13 +2,16 @@
 
 ASS is the cosine of the embeddings of an answer and its ground truth, clipped to [0, 1]. It is computed by the
 ``similarity`` stage on the embeddings workers, many answers per batch (each distinct string encoded once), never
-in an answer's or a judge's task: the workers that call models load no encoder. AC = (1 - w) ASS + w FC is written
+in an answer's or a judge's task: the workers that call models load no encoder. Each answered cell joins a queue
+(``SimilarityTodo``) and a batch takes the queue's first rows, so that a batch reads its own rows, not the run's.
+AC = (1 - w) ASS + w FC is written
 by whichever comes second, the ASS or the evaluator's FC; both lock the generation's row first, so that one of them
 always sees the other and AC is written once."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from django.db import transaction
 
@@ -17,7 +20,7 @@ from evalplatform.runs.services import run_count
 from evalplatform.runs.spec import RunSpec
 from scoring.cdke.metrics import answer_correctness, clip_unit
 from scoring.embeddings import Encoder
-from scoring.models import GenerationScore, ScoreStatus
+from scoring.models import GenerationScore, ScoreStatus, SimilarityTodo
 from scoring.selectors import generations_without_ass
 
 ASS_VERSION = "ass@1"
@@ -29,14 +32,43 @@ ASS_BATCH = 256
 Metric = GenerationScore.Metric
 
 
-def ass_batch(*, run: Run, encoder: Encoder, limit: int = ASS_BATCH) -> int:
-    """ASS of up to ``limit`` answered generations of the run that lack it, encoded in one batch and stored in one
-    transaction, with the AC they complete. Returns how many this call stored (and counted)."""
-    todo = list(generations_without_ass(run, encoder.name)[:limit])
-    if not todo:
-        return 0
+def ass_todo_add(*, run_id: int, generation_ids: Iterable[int]) -> None:
+    """Queue these answered cells for their ASS (once: a cell already queued stays queued)."""
+    SimilarityTodo.objects.bulk_create(
+        [SimilarityTodo(generation_id=pk, run_id=run_id) for pk in generation_ids], ignore_conflicts=True
+    )
+
+
+def ass_todo_refill(run: Run, encoder_name: str) -> int:
+    """Queue every answered cell of the run that lacks its ASS and is not queued (when the stage is sent again: a
+    worker lost between an answer and its queueing leaves one out). O(run): never on the hot path."""
+    missing = list(generations_without_ass(run, encoder_name).values_list("pk", flat=True))
+    ass_todo_add(run_id=run.pk, generation_ids=missing)
+    return len(missing)
+
+
+@dataclass(frozen=True)
+class AssBatch:
+    taken: int  # cells taken from the queue
+    stored: int  # ASS stored (and counted) by this batch: a cell that had its ASS already is taken, not stored
+
+
+def ass_batch(*, run: Run, encoder: Encoder, limit: int = ASS_BATCH) -> AssBatch:
+    """ASS of up to ``limit`` queued cells of the run, encoded in one batch and stored in one transaction with
+    the AC they complete; their queue rows go in the same transaction (a batch that dies leaves them queued).
+    Reads the batch's own rows, never the run's."""
+    queued = list(
+        SimilarityTodo.objects.filter(run=run).order_by("generation_id").values_list("generation_id", flat=True)[:limit]
+    )
+    if not queued:
+        return AssBatch(taken=0, stored=0)
+    todo = list(
+        Generation.objects.filter(pk__in=queued, status=Generation.Status.DONE)
+        .select_related("question")
+        .order_by("pk")
+    )
     texts = sorted({g.text for g in todo} | {g.question.ground_truth for g in todo})
-    vectors = dict(zip(texts, encoder.encode(texts), strict=True))
+    vectors = dict(zip(texts, encoder.encode(texts), strict=True)) if texts else {}
     values = {g.pk: clip_unit(float(vectors[g.text] @ vectors[g.question.ground_truth])) for g in todo}
     spec = RunSpec.from_dict(run.spec)
     with transaction.atomic():
@@ -65,7 +97,8 @@ def ass_batch(*, run: Run, encoder: Encoder, limit: int = ASS_BATCH) -> int:
                 fill_ac(generation_id=generation.pk, scorer=scorer, fc_weight=spec.fc_weight)
         if new:
             run_count(run_id=run.pk, stage=SIMILARITY_STAGE, done=len(new))
-    return len(new)
+        SimilarityTodo.objects.filter(generation_id__in=queued).delete()
+    return AssBatch(taken=len(queued), stored=len(new))
 
 
 def lock_generations(ids: Iterable[int]) -> None:

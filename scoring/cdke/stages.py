@@ -25,7 +25,7 @@ from scoring.cdke.answer import ANSWER_STAGE, answer_request
 from scoring.cdke.judge import JUDGE_SEED, JUDGE_STAGE, JUDGE_TEMPERATURE, judge_values
 from scoring.cdke.judge_prompts import JUDGE_PROMPT_SETS
 from scoring.cdke.prompts import ANSWER_CLOSED_BOOK, ANSWER_WITH_CONTEXT
-from scoring.cdke.similarity import AC_VERSION, ASS_VERSION, SIMILARITY_STAGE
+from scoring.cdke.similarity import AC_VERSION, ASS_VERSION, SIMILARITY_STAGE, ass_todo_add, ass_todo_refill
 from scoring.cdke.tasks import (
     feed_answers_task,
     generation_score_task,
@@ -142,10 +142,12 @@ class SimilarityStage(Stage):
         return {"metrics": {"ass": ASS_VERSION}, "embedder": spec.embedder or DEFAULT_EMBEDDER}
 
     def schedule(self, run: Run) -> int:
+        ass_todo_refill(run, get_encoder(RunSpec.from_dict(run.spec).embedder).name)
         similarity_batch_task.delay(run.pk)
         return 1
 
     def after_answer(self, generation: Generation, spec: RunSpec) -> None:
+        ass_todo_add(run_id=generation.run_id, generation_ids=[generation.pk])
         similarity_batch_soon(generation.run_id)
 
     def progress(self, run: Run, spec: RunSpec, *, failed_cells: int) -> tuple[int, int]:

@@ -127,11 +127,11 @@ def similarity_batch_task(run_id: int) -> int:
     run = Run.objects.filter(pk=run_id).first()
     if run is None or not run_selectors.run_is_active(run_id):
         return 0
-    stored = ass_batch(run=run, encoder=get_encoder(RunSpec.from_dict(run.spec).embedder))
+    batch = ass_batch(run=run, encoder=get_encoder(RunSpec.from_dict(run.spec).embedder))
     run_services.run_finish_if_complete(run_id=run_id)
-    if stored == ASS_BATCH:
+    if batch.taken == ASS_BATCH:
         similarity_batch_task.delay(run_id)
-    return stored
+    return batch.stored
 
 
 def similarity_batch_soon(run_id: int) -> None:

@@ -1,0 +1,129 @@
+"""Rows read per cell do not grow with the run (issue 15, goal 2): the work of a few new cells (their answers,
+ASS batches and judging, inline) reads as many rows in a run of 2,000 finished cells as in one of 200. Rows are
+PostgreSQL's own count for the test's transaction (``pg_stat_xact_user_tables``), so the figure is the one the
+throughput benchmark measures, counted here for a handful of cells."""
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.db.models import F
+from django.utils import timezone
+
+from evalplatform.corpus.models import Dataset
+from evalplatform.runs.models import Generation, ModelEndpoint, Run, StageProgress
+from evalplatform.runs.watchdog import run_watch
+from scoring.cdke.tasks import generation_answer_task
+from scoring.models import GenerationScore, SimilarityTodo
+
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
+EndpointFactory = Callable[..., ModelEndpoint]
+SPEC = {"conditions": ["divergent"], "temperatures": [0.2]}
+# New cells answered and scored inline in each run.
+NEW_CELLS = 3
+
+
+def rows_read() -> int:
+    """Rows read by this transaction so far: heap rows of sequential scans and of index scans, every table."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT coalesce(sum(seq_tup_read + idx_tup_fetch), 0) FROM pg_stat_xact_user_tables")
+        return int(cursor.fetchone()[0])
+
+
+def _copy(row: Any, **changes: Any) -> Any:
+    values = {f.attname: getattr(row, f.attname) for f in row._meta.concrete_fields if not f.primary_key}
+    return type(row)(**(values | changes))
+
+
+def grown(run: Run, finished: int) -> list[Generation]:
+    """Grow a finished run to ``finished`` finished cells (its cells and their scores copied as further samples),
+    add NEW_CELLS pending cells and one more, and set it running again. Returns the first NEW_CELLS pending cells:
+    the last one keeps the run from finishing (a run's results are computed once, when it finishes)."""
+    template = list(Generation.objects.filter(run=run).order_by("pk"))
+    scores = {g.pk: list(GenerationScore.objects.filter(generation=g)) for g in template}
+    sources = [template[i % len(template)] for i in range(finished - len(template))]
+    created = Generation.objects.bulk_create(
+        _copy(g, sample_index=1 + i // len(template)) for i, g in enumerate(sources)
+    )
+    GenerationScore.objects.bulk_create(
+        _copy(s, generation_id=copy.pk)
+        for source, copy in zip(sources, created, strict=True)
+        for s in scores[source.pk]
+    )
+    pending = Generation.objects.bulk_create(
+        _copy(template[0], sample_index=10_000 + i, status=Generation.Status.PENDING, text="", queued_at=None)
+        for i in range(NEW_CELLS + 1)
+    )
+    for stage in StageProgress.objects.filter(run=run):
+        total = stage.per_cell * (finished + len(pending))
+        StageProgress.objects.filter(pk=stage.pk).update(total=total, done=stage.per_cell * finished)
+    stages = StageProgress.objects.filter(run=run)
+    Run.objects.filter(pk=run.pk).update(
+        status=Run.Status.RUNNING,
+        progress_total=sum(s.total for s in stages),
+        progress_done=sum(s.done for s in stages),
+        progress_failed=0,
+    )
+    with connection.cursor() as cursor:  # as autovacuum would have: the planner sees the run's real size
+        cursor.execute("ANALYZE")
+    return pending[:NEW_CELLS]
+
+
+def rows_to_finish(cells: list[Generation], capture: Callable[..., Any]) -> int:
+    before = rows_read()
+    with capture(execute=True):
+        for cell in cells:
+            generation_answer_task.delay(cell.pk)
+    return rows_read() - before
+
+
+def test_the_rows_a_new_cell_reads_do_not_grow_with_the_run(
+    launch: Callable[..., Run],
+    sample_dataset: Dataset,
+    endpoint_factory: EndpointFactory,
+    django_capture_on_commit_callbacks: Callable[..., Any],
+) -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("rows read are PostgreSQL's count; set DATABASE_URL=postgres://...")
+    endpoint_factory("cand")
+    endpoint_factory("judge")
+    reads = {}
+    for finished in (200, 2000):
+        run = launch(sample_dataset, models=["cand"], evaluators=["judge"], **SPEC)
+        assert run.status == Run.Status.DONE
+        cells = grown(run, finished)
+        reads[finished] = rows_to_finish(cells, django_capture_on_commit_callbacks)
+        run.refresh_from_db()
+        assert run.status == Run.Status.RUNNING, run.status_reason
+        assert run.progress_total - run.progress_done == 3  # the cell left: its answer, its ASS, its judging
+        assert GenerationScore.objects.filter(generation__in=cells, metric="ass").count() == NEW_CELLS
+    # The same few cells' work reads about as many rows at 2,000 cells as at 200 (never 10x more).
+    assert reads[2000] <= reads[200] * 1.2 + 50, reads
+
+
+def test_an_answer_whose_ass_was_never_queued_gets_it_when_the_watchdog_sends_the_work_again(
+    launch: Callable[..., Run],
+    sample_dataset: Dataset,
+    endpoint_factory: EndpointFactory,
+    django_capture_on_commit_callbacks: Callable[..., Any],
+) -> None:
+    """A worker lost between an answer's commit and its queueing for ASS: the stage's re-send queues it."""
+    endpoint_factory("cand")
+    endpoint_factory("judge")
+    run = launch(sample_dataset, models=["cand"], evaluators=["judge"], **SPEC)
+    lost = Generation.objects.filter(run=run).order_by("pk").first()
+    assert lost is not None
+    GenerationScore.objects.filter(generation=lost, metric__in=["ass", "ac"]).delete()
+    StageProgress.objects.filter(run=run, stage="similarity").update(done=F("done") - 1)
+    Run.objects.filter(pk=run.pk).update(
+        status=Run.Status.RUNNING, progress_done=F("progress_done") - 1, progress_at=timezone.now() - timedelta(days=1)
+    )
+    assert not SimilarityTodo.objects.filter(run=run).exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert run_watch(run_id=run.pk) == "resent"
+    run.refresh_from_db()
+    assert run.status == Run.Status.DONE, run.status_reason
+    assert GenerationScore.objects.filter(generation=lost, metric__in=["ass", "ac"]).count() == 2
+    assert not SimilarityTodo.objects.filter(run=run).exists()
