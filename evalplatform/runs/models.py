@@ -222,7 +222,21 @@ class Generation(models.Model):
             ),
             models.CheckConstraint(condition=Q(temperature__gte=0), name="generation_temperature_not_negative"),
         ]
-        indexes = [models.Index(fields=["run", "status"])]
+        indexes = [
+            models.Index(fields=["run", "status"]),
+            # The feeder's two reads, each of its own few rows at any run size (issue 15): the next cells to send,
+            # in plan order, and the cells sent and not answered yet.
+            models.Index(
+                fields=["run", "id"],
+                condition=Q(status="pending", queued_at__isnull=True),
+                name="generation_unsent",
+            ),
+            models.Index(
+                fields=["run"],
+                condition=Q(status="pending", queued_at__isnull=False),
+                name="generation_in_flight",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"gen {self.pk} run {self.run_id} q {self.question_id} {self.condition} t={self.temperature}"

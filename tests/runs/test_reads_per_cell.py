@@ -1,7 +1,8 @@
 """Rows read per cell do not grow with the run (issue 15, goal 2): the work of a few new cells (their answers,
-ASS batches and judging, inline) reads as many rows in a run of 2,000 finished cells as in one of 200. Rows are
-PostgreSQL's own count for the test's transaction (``pg_stat_xact_user_tables``), so the figure is the one the
-throughput benchmark measures, counted here for a handful of cells."""
+ASS batches and judging, inline) reads as many rows in a run of 2,000 finished cells as in one of 200, and so does
+choosing the next cells to send. Rows are PostgreSQL's own count for the test's transaction
+(``pg_stat_xact_user_tables``), so the figure is the one the throughput benchmark measures, counted here for a
+handful of cells."""
 
 from collections.abc import Callable
 from datetime import timedelta
@@ -12,10 +13,10 @@ from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
-from evalplatform.corpus.models import Dataset
+from evalplatform.corpus.models import Dataset, Question
 from evalplatform.runs.models import Generation, ModelEndpoint, Run, StageProgress
 from evalplatform.runs.watchdog import run_watch
-from scoring.cdke.tasks import generation_answer_task
+from scoring.cdke.tasks import answers_to_send, generation_answer_task
 from scoring.models import GenerationScore, SimilarityTodo
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
@@ -127,3 +128,32 @@ def test_an_answer_whose_ass_was_never_queued_gets_it_when_the_watchdog_sends_th
     assert run.status == Run.Status.DONE, run.status_reason
     assert GenerationScore.objects.filter(generation=lost, metric__in=["ass", "ac"]).count() == 2
     assert not SimilarityTodo.objects.filter(run=run).exists()
+
+
+def test_the_feeder_reads_a_chunk_not_every_pending_cell(
+    sample_dataset: Dataset, endpoint_factory: EndpointFactory, settings: Any
+) -> None:
+    """Choosing the next chunk of cells to send reads about as many rows with 2,000 cells waiting as with 200."""
+    if connection.vendor != "postgresql":
+        pytest.skip("rows read are PostgreSQL's count; set DATABASE_URL=postgres://...")
+    settings.RUN_QUEUE_HIGH_WATER, settings.RUN_FEED_CHUNK = 40, 20
+    model = endpoint_factory("cand")
+    question = Question.objects.filter(context__dataset=sample_dataset).first()
+    assert question is not None
+    reads = {}
+    for waiting in (200, 2000):
+        run = Run.objects.create(kind=Run.Kind.CDKE, dataset=sample_dataset, spec={}, status=Run.Status.RUNNING)
+        cells = [
+            Generation(run=run, question=question, model=model, temperature=0.2, condition="divergent", sample_index=i)
+            for i in range(waiting + 30)
+        ]
+        created = Generation.objects.bulk_create(cells)
+        # 30 cells sent and not answered yet: room for 10 more.
+        Generation.objects.filter(pk__in=[g.pk for g in created[:30]]).update(queued_at=timezone.now())
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+        before = rows_read()
+        chunk = answers_to_send(run.pk)
+        reads[waiting] = rows_read() - before
+        assert chunk == [g.pk for g in created[30:40]]
+    assert reads[2000] <= reads[200] * 1.2 + 50, reads
