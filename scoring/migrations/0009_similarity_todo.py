@@ -22,21 +22,34 @@ def queue_missing_ass(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('runs', '0009_run_planned_at'),
-        ('scoring', '0008_retest'),
+        ("runs", "0009_run_planned_at"),
+        ("scoring", "0008_retest"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='SimilarityTodo',
+            name="SimilarityTodo",
             fields=[
-                ('generation', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='similarity_todo', serialize=False, to='runs.generation')),
-                ('run', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='runs.run')),
+                (
+                    "generation",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="similarity_todo",
+                        serialize=False,
+                        to="runs.generation",
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name="+", to="runs.run"
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['run', 'generation'], name='similarity_todo_by_run')],
+                "indexes": [models.Index(fields=["run", "generation"], name="similarity_todo_by_run")],
             },
         ),
         migrations.RunPython(queue_missing_ass, migrations.RunPython.noop),

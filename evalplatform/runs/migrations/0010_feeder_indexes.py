@@ -4,19 +4,26 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('corpus', '0004_dataset_versions'),
-        ('runs', '0009_run_planned_at'),
+        ("corpus", "0004_dataset_versions"),
+        ("runs", "0009_run_planned_at"),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='generation',
-            index=models.Index(condition=models.Q(('queued_at__isnull', True), ('status', 'pending')), fields=['run', 'id'], name='generation_unsent'),
+            model_name="generation",
+            index=models.Index(
+                condition=models.Q(("queued_at__isnull", True), ("status", "pending")),
+                fields=["run", "id"],
+                name="generation_unsent",
+            ),
         ),
         migrations.AddIndex(
-            model_name='generation',
-            index=models.Index(condition=models.Q(('queued_at__isnull', False), ('status', 'pending')), fields=['run'], name='generation_in_flight'),
+            model_name="generation",
+            index=models.Index(
+                condition=models.Q(("queued_at__isnull", False), ("status", "pending")),
+                fields=["run"],
+                name="generation_in_flight",
+            ),
         ),
     ]
