@@ -13,6 +13,8 @@ Prints one line per figure with its target (issue 15):
   (llm_worker_cpu_ms_per_call: the model-calling workers' share of it)
 - queries_per_cell: SQL queries of the workers / cells                                              (constant)
 - rows_read_per_cell: rows PostgreSQL returned or fetched in the run's database / cells            (flat in N)
+  (rows_read_per_cell_by_table: the five tables read most, the system catalogs together;
+  db_server_cpu_ms_per_call: the local PostgreSQL server's own CPU / LLM calls)
 - worker_rss_mb: the largest model-calling worker's resident memory                                (<= 1024)
 - page_seconds / results_api_seconds: the run page and GET /api/runs/<id>/results/ at that size (within 3x)
 It runs in a throwaway database (test_<name>), created and dropped."""
@@ -84,11 +86,36 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+def db_server_cpu_s() -> float | None:
+    """CPU seconds of the whole PostgreSQL server (its postmaster and every backend, the ended ones included),
+    when it runs on this machine; None otherwise."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = int(cursor.fetchone()[0])
+    try:
+        postmaster = int(Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        return sum(proc_cpu_s(p) for p in tree(postmaster))
+    except (OSError, ValueError):
+        return None
+
+
 def db_rows_read() -> int:
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_stat_clear_snapshot()")
         cursor.execute("SELECT tup_returned + tup_fetched FROM pg_stat_database WHERE datname = current_database()")
         return int(cursor.fetchone()[0])
+
+
+def rows_read_by_table() -> dict[str, int]:
+    """Rows read per table (sequential scans' rows and index entries), the system catalogs together."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute(
+            "SELECT CASE WHEN t.schemaname IN ('pg_catalog', 'information_schema', 'pg_toast') THEN 'catalogs' "
+            "ELSE t.relname END, sum(coalesce(t.seq_tup_read, 0) + coalesce(t.idx_tup_fetch, 0)) "
+            "FROM pg_stat_all_tables t GROUP BY 1"
+        )
+        return {name: int(rows) for name, rows in cursor.fetchall()}
 
 
 def start_worker(queues: str, pool: str, concurrency: int, query_log: str) -> subprocess.Popen[bytes]:
@@ -155,7 +182,8 @@ def main() -> None:
                 time.sleep(1.0)
             cpu_before = cpu_now
             cpu_before_llm = sum(proc_cpu_s(p) for w in workers[:-1] for p in tree(w.pid))
-            rows_before = db_rows_read()
+            rows_before, tables_before = db_rows_read(), rows_read_by_table()
+            db_cpu_before = db_server_cpu_s()
             from evalplatform.corpus.models import Dataset
 
             started = time.perf_counter()
@@ -179,6 +207,8 @@ def main() -> None:
             cpu = sum(proc_cpu_s(p) for w in workers for p in tree(w.pid)) - cpu_before
             cpu_llm = sum(proc_cpu_s(p) for w in workers[:-1] for p in tree(w.pid)) - cpu_before_llm
             rows = db_rows_read() - rows_before
+            by_table = {k: v - tables_before.get(k, 0) for k, v in rows_read_by_table().items()}
+            db_cpu_after = db_server_cpu_s()
             queries = sum(int(Path(f).read_text() or 0) for f in glob.glob(f"{log_dir}/*"))
             peak = server.peak_in_flight
         admin = User.objects.create_superuser("bench-admin")
@@ -207,10 +237,19 @@ def main() -> None:
             "cpu_ms_per_call": round(1000 * cpu / max(1, calls), 2),
             # of which the model-calling workers (the rest: the ASS batches, the feeder, loading the encoder)
             "llm_worker_cpu_ms_per_call": round(1000 * cpu_llm / max(1, calls), 2),
+            # the PostgreSQL server's own CPU (a local server: every database on it, a CI run beside it too)
+            "db_server_cpu_ms_per_call": (
+                round(1000 * (db_cpu_after - db_cpu_before) / max(1, calls), 2)
+                if db_cpu_before is not None and db_cpu_after is not None
+                else None
+            ),
             "queries_per_cell": round(queries / options.cells, 1),
             "rows_read_per_cell": round(rows / options.cells, 1),
             "worker_rss_mb": round(peak_rss, 1),
         } | {k: round(v, 3) for k, v in timings.items()}
+        # Where the rows read come from: the five tables read most, per cell.
+        top = sorted(by_table.items(), key=lambda item: -item[1])[:5]
+        figures["rows_read_per_cell_by_table"] = {k: round(v / options.cells, 1) for k, v in top if v}
         for key, value in figures.items():
             print(f"{key:>20}: {value}" + (f"   (target {TARGETS[key]})" if key in TARGETS else ""))
         if options.json:

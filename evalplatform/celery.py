@@ -4,13 +4,25 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_init
+from celery.signals import task_postrun, task_prerun, worker_init
+from django.db import close_old_connections
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalplatform.settings")
 
 app = Celery("evalplatform")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@task_prerun.connect
+@task_postrun.connect
+def _keep_usable_connections(sender: Any = None, **kwargs: Any) -> None:
+    """Between tasks, as Django does between requests: a database connection older than DATABASE_CONN_MAX_AGE, or
+    one that saw an error, is closed; the others serve the thread's next task. Not for a task run inline: it runs
+    inside its caller's transaction."""
+    if getattr(getattr(sender, "request", None), "is_eager", False):
+        return
+    close_old_connections()
 
 
 @worker_init.connect
@@ -24,8 +36,6 @@ def _one_torch_thread_per_process(**kwargs: Any) -> None:
 _QUERY_LOG = os.environ.get("EVALPLATFORM_QUERY_LOG")
 if _QUERY_LOG:
     import threading
-
-    from celery.signals import task_postrun, task_prerun
 
     _queries = {"n": 0}
     _queries_lock = threading.Lock()

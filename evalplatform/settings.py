@@ -90,9 +90,14 @@ TEMPLATES = [
 ]
 
 DEFAULT_SQLITE_URL = f"sqlite:///{VAR_DIR / 'evalplatform.sqlite3'}"
+# A connection is kept for the next request or task for up to DATABASE_CONN_MAX_AGE seconds (0: one per request
+# or task), checked before it is reused. A new PostgreSQL connection costs the server a process and about 2,000
+# catalog rows read; one per task was most of the rows a run read (docs/scale.md).
 DATABASES = {
     "default": dj_database_url.parse(
-        env_str("DATABASE_URL", DEFAULT_SQLITE_URL), conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0)
+        env_str("DATABASE_URL", DEFAULT_SQLITE_URL),
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -136,6 +141,10 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Celery's Django fix-up closes a worker's database connection before and after every task unless this is set;
+# with it, it closes one every 2 x this many tasks. Between tasks, evalplatform.celery applies Django's own rule
+# instead (DATABASE_CONN_MAX_AGE, and a connection that saw an error is closed), as between requests.
+CELERY_DB_REUSE_MAX = 1000
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 600)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 660)
 CELERY_TASK_SERIALIZER = "json"
