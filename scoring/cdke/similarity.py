@@ -4,9 +4,8 @@ ASS is the cosine of the embeddings of an answer and its ground truth, clipped t
 ``similarity`` stage on the embeddings workers, many answers per batch (each distinct string encoded once), never
 in an answer's or a judge's task: the workers that call models load no encoder. Each answered cell joins a queue
 (``SimilarityTodo``) and a batch takes the queue's first rows, so that a batch reads its own rows, not the run's.
-AC = (1 - w) ASS + w FC is written
-by whichever comes second, the ASS or the evaluator's FC; both lock the generation's row first, so that one of them
-always sees the other and AC is written once."""
+AC = (1 - w) ASS + w FC is written by whichever comes second, the ASS or the evaluator's FC; both lock the
+generation's row first, so that one of them always sees the other and AC is written once."""
 
 from __future__ import annotations
 
