@@ -1,6 +1,7 @@
 """Starting a real Celery worker process on the configured broker and the test database."""
 
 import os
+import signal
 import subprocess
 import sys
 import uuid
@@ -65,6 +66,21 @@ def start_worker(queue: str) -> subprocess.Popen[bytes]:
         cwd=REPO,
         env=env,
     )
+
+
+@contextmanager
+def running_worker(queue: str) -> Iterator[subprocess.Popen[bytes]]:
+    """A worker on ``queue`` for the block: stopped (warm shutdown, then killed after 30 s) and its queue purged."""
+    process = start_worker(queue)
+    try:
+        yield process
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        purge_queue(queue)
 
 
 @contextmanager

@@ -1,7 +1,6 @@
 """A real Celery worker process, on the configured broker (Redis in CI, the SQLite broker by default),
 runs a task whose effect the test then reads from the configured database (PostgreSQL in CI)."""
 
-import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -11,7 +10,7 @@ import pytest
 from evalplatform.celery import app
 from evalplatform.corpus.models import Dataset
 from tests.conftest import SAMPLE_DKD
-from tests.workers import fresh_queue, purge_queue, start_worker, tasks_not_eager
+from tests.workers import fresh_queue, running_worker, tasks_not_eager
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
 
@@ -21,14 +20,8 @@ QUEUE = fresh_queue("test-worker")
 
 @pytest.fixture
 def worker() -> Iterator[subprocess.Popen[bytes]]:
-    process = start_worker(QUEUE)
-    yield process
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-    purge_queue(QUEUE)
+    with running_worker(QUEUE) as process:
+        yield process
 
 
 @pytest.fixture

@@ -1,7 +1,6 @@
 """A real worker keeps its database connection from one task to the next (a new PostgreSQL connection costs the
 server a process and about 2,000 catalog rows read), and still recovers when the server drops it."""
 
-import signal
 import subprocess
 from collections.abc import Iterator
 
@@ -9,7 +8,7 @@ import pytest
 from django.db import connection
 
 from evalplatform.celery import app
-from tests.workers import fresh_queue, purge_queue, start_worker, tasks_not_eager
+from tests.workers import fresh_queue, running_worker, tasks_not_eager
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker, pytest.mark.postgres]
 
@@ -20,14 +19,8 @@ QUEUE = fresh_queue("test-connections")
 def worker() -> Iterator[subprocess.Popen[bytes]]:
     if connection.vendor != "postgresql":
         pytest.skip("PostgreSQL's connections; set DATABASE_URL=postgres://...")
-    process = start_worker(QUEUE)
-    yield process
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-    purge_queue(QUEUE)
+    with running_worker(QUEUE) as process:
+        yield process
 
 
 def worker_backends() -> set[int]:
