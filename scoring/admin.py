@@ -3,6 +3,7 @@ knowledge graphs and triplets, graph scores, TAU diagnoses and benchmark results
 search."""
 
 from django.contrib import admin
+from django.http import HttpRequest
 
 from scoring.models import (
     BenchmarkResult,
@@ -15,6 +16,7 @@ from scoring.models import (
     RetestBatch,
     RetestScore,
     RunSnapshot,
+    SimilarityTodo,
     StatementSet,
     TauDiagnosis,
     Triplet,
@@ -35,6 +37,26 @@ class RunSnapshotAdmin(admin.ModelAdmin):
     list_filter = ["status", "version"]
     search_fields = ["key", "run__pk"]
     raw_id_fields = ["run"]
+
+
+@admin.register(SimilarityTodo)
+class SimilarityTodoAdmin(admin.ModelAdmin):
+    """The similarity stage's queue, to look at only: a row removed by hand would leave its cell without ASS until
+    the run's work is sent again."""
+
+    list_display = ["generation", "run"]
+    list_filter = ["run__status"]
+    search_fields = ["run__pk", "generation__pk"]
+    raw_id_fields = ["generation", "run"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
 
 
 @admin.register(ErrorTypeJudgement)

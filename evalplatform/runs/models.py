@@ -135,6 +135,11 @@ class Run(models.Model):
     watchdog_kicks = models.PositiveIntegerField(
         default=0, help_text="Times the watchdog re-sent its stale work since the run last made progress."
     )
+    feed_from_id = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text="Every unsent cell of the run has at least this id (the feeder starts there; empty: from the first).",
+    )
 
     class Meta:
         ordering = ["-created_at", "-pk"]

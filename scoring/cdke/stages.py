@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from django.db import transaction
 from django.db.models import Q
 
 from evalplatform.corpus.models import Question
@@ -110,18 +111,22 @@ class AnswerStage(Stage):
         return 1
 
     def requeue_stale(self, run: Run, *, sent_before: datetime) -> int:
-        return Generation.objects.filter(run=run, status=Generation.Status.PENDING, queued_at__lt=sent_before).update(
-            queued_at=None
-        )
+        with transaction.atomic():
+            Run.objects.filter(pk=run.pk).update(feed_from_id=None)  # the feeder looks from the first cell again
+            return Generation.objects.filter(
+                run=run, status=Generation.Status.PENDING, queued_at__lt=sent_before
+            ).update(queued_at=None)
 
     def progress(self, run: Run, spec: RunSpec, *, failed_cells: int) -> tuple[int, int]:
         done = Generation.objects.filter(run=run, status=Generation.Status.DONE).order_by().count()
         return done + failed_cells, failed_cells
 
     def retry_failed(self, run: Run) -> int:
-        return Generation.objects.filter(run=run, status=Generation.Status.FAILED).update(
-            status=Generation.Status.PENDING, error="", queued_at=None
-        )
+        with transaction.atomic():
+            Run.objects.filter(pk=run.pk).update(feed_from_id=None)  # the feeder looks from the first cell again
+            return Generation.objects.filter(run=run, status=Generation.Status.FAILED).update(
+                status=Generation.Status.PENDING, error="", queued_at=None
+            )
 
 
 class SimilarityStage(Stage):

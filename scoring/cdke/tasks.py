@@ -12,6 +12,8 @@ from celery import Task, shared_task
 from celery.signals import worker_process_init
 from django.conf import settings
 from django.core.cache import cache
+from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from evalplatform.llm.errors import BudgetExceeded, TransientProviderError
@@ -51,23 +53,35 @@ def feed_answers_task(run_id: int) -> int:
         return 0
     sent = 0
     while ids := answers_to_send(run_id):
-        Generation.objects.filter(pk__in=ids).update(queued_at=timezone.now())
+        with transaction.atomic():
+            Generation.objects.filter(pk__in=ids).update(queued_at=timezone.now())
+            Run.objects.filter(pk=run_id).update(feed_from_id=ids[-1] + 1)
         for generation_id in ids:
             generation_answer_task.delay(generation_id)
         sent += len(ids)
-    if Generation.objects.filter(run_id=run_id, status=Generation.Status.PENDING, queued_at__isnull=True).exists():
+    if unsent(run_id).exists():
         feed_answers_task.apply_async((run_id,), countdown=settings.RUN_FEED_EVERY_S)
     return sent
 
 
+def unsent(run_id: int) -> QuerySet[Generation]:
+    """The run's pending cells not sent yet, from its feed cursor on: without the bound, PostgreSQL may walk the
+    primary key from the table's first row (it does, while the table's visibility map is not set), through every
+    earlier run's cells and this run's answered ones."""
+    start = Run.objects.filter(pk=run_id).values_list("feed_from_id", flat=True).first() or 0
+    return Generation.objects.filter(
+        run_id=run_id, status=Generation.Status.PENDING, queued_at__isnull=True, pk__gte=start
+    )
+
+
 def answers_to_send(run_id: int) -> list[int]:
     """The next chunk of unsent pending cells, if the run has room in flight (primary-key order is plan order)."""
-    pending = Generation.objects.filter(run_id=run_id, status=Generation.Status.PENDING)
-    room = settings.RUN_QUEUE_HIGH_WATER - pending.filter(queued_at__isnull=False).count()
+    in_flight = Generation.objects.filter(run_id=run_id, status=Generation.Status.PENDING, queued_at__isnull=False)
+    room = settings.RUN_QUEUE_HIGH_WATER - in_flight.count()
     if room <= 0:
         return []
     chunk = min(room, settings.RUN_FEED_CHUNK)
-    return list(pending.filter(queued_at__isnull=True).order_by("pk").values_list("pk", flat=True)[:chunk])
+    return list(unsent(run_id).order_by("pk").values_list("pk", flat=True)[:chunk])
 
 
 @shared_task(
