@@ -158,3 +158,45 @@ def test_the_feeder_reads_a_chunk_not_every_pending_cell(
         reads[waiting] = rows_read() - before
         assert chunk == [g.pk for g in created[30:40]]
     assert reads[2000] <= reads[200] * 1.2 + 50, reads
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_queues_the_answers_of_runs_under_way_that_lack_their_ass() -> None:
+    from django.db.migrations.executor import MigrationExecutor
+
+    before = [("scoring", "0008_retest"), ("runs", "0009_run_planned_at")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    old = executor.loader.project_state(before).apps
+    dataset = old.get_model("corpus", "Dataset").objects.create(name="old", kind="dkd")
+    context = old.get_model("corpus", "Context").objects.create(dataset=dataset, key="c", text="t")
+    question = old.get_model("corpus", "Question").objects.create(
+        dataset=dataset, context=context, key="q", text="q?", ground_truth="a"
+    )
+    model = old.get_model("runs", "ModelEndpoint").objects.create(name="m", provider="openai_compatible")
+    runs, cells = old.get_model("runs", "Run").objects, old.get_model("runs", "Generation").objects
+
+    def cell(run: Any, i: int, status: str = "done") -> Any:
+        return cells.create(
+            run=run,
+            question=question,
+            model=model,
+            temperature=0.2,
+            condition="divergent",
+            sample_index=i,
+            status=status,
+        )
+
+    running = runs.create(kind="cdke", dataset=dataset, status="running", spec={"evaluators": ["m"]})
+    with_ass, without = cell(running, 0), cell(running, 1)
+    cell(running, 2, "pending")
+    old.get_model("scoring", "GenerationScore").objects.create(generation=with_ass, scorer="e", metric="ass", value=1)
+    finished = runs.create(kind="cdke", dataset=dataset, status="done", spec={"evaluators": ["m"]})
+    cell(finished, 0)
+    graphs_only = runs.create(kind="kg", dataset=dataset, status="running", spec={"kg": {}})
+    cell(graphs_only, 0)
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    # Only the running CDK-E run's answered cell without ASS: not its pending cell, nor a finished or graphs-only run's.
+    assert list(SimilarityTodo.objects.values_list("generation_id", "run_id")) == [(without.pk, running.pk)]
