@@ -52,36 +52,44 @@ def feed_answers_task(run_id: int) -> int:
     if not run_selectors.run_is_active(run_id):
         return 0
     sent = 0
-    while ids := answers_to_send(run_id):
+    while True:
+        cursor = feed_cursor(run_id)
+        ids = answers_to_send(run_id, cursor)
+        if not ids:
+            break
         with transaction.atomic():
             Generation.objects.filter(pk__in=ids).update(queued_at=timezone.now())
-            Run.objects.filter(pk=run_id).update(feed_from_id=ids[-1] + 1)
+            # Moved only if nobody reset it meanwhile (cells sent again below it: the watchdog, a retry).
+            Run.objects.filter(pk=run_id, feed_from_id=cursor).update(feed_from_id=ids[-1] + 1)
         for generation_id in ids:
             generation_answer_task.delay(generation_id)
         sent += len(ids)
-    if unsent(run_id).exists():
+    if unsent(run_id, feed_cursor(run_id)).exists():
         feed_answers_task.apply_async((run_id,), countdown=settings.RUN_FEED_EVERY_S)
     return sent
 
 
-def unsent(run_id: int) -> QuerySet[Generation]:
-    """The run's pending cells not sent yet, from its feed cursor on: without the bound, PostgreSQL may walk the
-    primary key from the table's first row (it does, while the table's visibility map is not set), through every
-    earlier run's cells and this run's answered ones."""
-    start = Run.objects.filter(pk=run_id).values_list("feed_from_id", flat=True).first() or 0
+def feed_cursor(run_id: int) -> int | None:
+    return Run.objects.filter(pk=run_id).values_list("feed_from_id", flat=True).first()
+
+
+def unsent(run_id: int, cursor: int | None = None) -> QuerySet[Generation]:
+    """The run's pending cells not sent yet, from the feed cursor on (``Run.feed_from_id``: every unsent cell is at
+    or after it). Without the bound, PostgreSQL may walk the primary key from the table's first row (it does while
+    the table's visibility map is not set), through every earlier run's cells and this run's answered ones."""
     return Generation.objects.filter(
-        run_id=run_id, status=Generation.Status.PENDING, queued_at__isnull=True, pk__gte=start
+        run_id=run_id, status=Generation.Status.PENDING, queued_at__isnull=True, pk__gte=cursor or 0
     )
 
 
-def answers_to_send(run_id: int) -> list[int]:
+def answers_to_send(run_id: int, cursor: int | None = None) -> list[int]:
     """The next chunk of unsent pending cells, if the run has room in flight (primary-key order is plan order)."""
     in_flight = Generation.objects.filter(run_id=run_id, status=Generation.Status.PENDING, queued_at__isnull=False)
     room = settings.RUN_QUEUE_HIGH_WATER - in_flight.count()
     if room <= 0:
         return []
     chunk = min(room, settings.RUN_FEED_CHUNK)
-    return list(unsent(run_id).order_by("pk").values_list("pk", flat=True)[:chunk])
+    return list(unsent(run_id, cursor).order_by("pk").values_list("pk", flat=True)[:chunk])
 
 
 @shared_task(

@@ -150,11 +150,10 @@ def test_the_feeder_reads_a_chunk_not_every_pending_cell(
         created = Generation.objects.bulk_create(cells)
         # As the feeder leaves a run: 30 cells sent and not answered yet (room for 10 more), its cursor after them.
         Generation.objects.filter(pk__in=[g.pk for g in created[:30]]).update(queued_at=timezone.now())
-        Run.objects.filter(pk=run.pk).update(feed_from_id=created[29].pk + 1)
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
         before = rows_read()
-        chunk = answers_to_send(run.pk)
+        chunk = answers_to_send(run.pk, created[29].pk + 1)
         reads[waiting] = rows_read() - before
         assert chunk == [g.pk for g in created[30:40]]
     assert reads[2000] <= reads[200] * 1.2 + 50, reads
