@@ -13,7 +13,7 @@ Prints one line per figure with its target (issue 15):
   (llm_worker_cpu_ms_per_call: the model-calling workers' share of it)
 - queries_per_cell: SQL queries of the workers / cells                                              (constant)
 - rows_read_per_cell: rows PostgreSQL returned or fetched in the run's database / cells            (flat in N)
-  (rows_read_per_cell_by_table: the five tables read most, the system catalogs together;
+  (rows_read_per_cell_by_table: the five tables or indexes read most, the system catalogs together;
   db_server_cpu_ms_per_call: the local PostgreSQL server's own CPU / LLM calls)
 - worker_rss_mb: the largest model-calling worker's resident memory                                (<= 1024)
 - page_seconds / results_api_seconds: the run page and GET /api/runs/<id>/results/ at that size (within 3x)
@@ -106,16 +106,24 @@ def db_rows_read() -> int:
         return int(cursor.fetchone()[0])
 
 
+SYSTEM_SCHEMAS = "('pg_catalog', 'information_schema', 'pg_toast')"
+
+
 def rows_read_by_table() -> dict[str, int]:
-    """Rows read per table (sequential scans' rows and index entries), the system catalogs together."""
+    """Rows read as PostgreSQL's tup_returned counts them: each table's sequential-scan rows and each index's
+    entries, by name; the system catalogs' together."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_stat_clear_snapshot()")
         cursor.execute(
-            "SELECT CASE WHEN t.schemaname IN ('pg_catalog', 'information_schema', 'pg_toast') THEN 'catalogs' "
-            "ELSE t.relname END, sum(coalesce(t.seq_tup_read, 0) + coalesce(t.idx_tup_fetch, 0)) "
-            "FROM pg_stat_all_tables t GROUP BY 1"
+            f"SELECT CASE WHEN schemaname IN {SYSTEM_SCHEMAS} THEN 'catalogs' ELSE relname || ' (sequential)' END, "
+            "sum(coalesce(seq_tup_read, 0)) FROM pg_stat_all_tables GROUP BY 1 "
+            f"UNION ALL SELECT CASE WHEN schemaname IN {SYSTEM_SCHEMAS} THEN 'catalogs' ELSE indexrelname END, "
+            "sum(idx_tup_read) FROM pg_stat_all_indexes GROUP BY 1"
         )
-        return {name: int(rows) for name, rows in cursor.fetchall()}
+        rows: dict[str, int] = {}
+        for name, count in cursor.fetchall():
+            rows[name] = rows.get(name, 0) + int(count)
+        return rows
 
 
 def start_worker(queues: str, pool: str, concurrency: int, query_log: str) -> subprocess.Popen[bytes]:
@@ -247,7 +255,7 @@ def main() -> None:
             "rows_read_per_cell": round(rows / options.cells, 1),
             "worker_rss_mb": round(peak_rss, 1),
         } | {k: round(v, 3) for k, v in timings.items()}
-        # Where the rows read come from: the five tables read most, per cell.
+        # Where the rows read come from: the five tables (sequential scans) or indexes read most, per cell.
         top = sorted(by_table.items(), key=lambda item: -item[1])[:5]
         figures["rows_read_per_cell_by_table"] = {k: round(v / options.cells, 1) for k, v in top if v}
         for key, value in figures.items():
