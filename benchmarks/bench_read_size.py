@@ -24,7 +24,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -40,7 +40,7 @@ django.setup()
 logging.disable(logging.INFO)  # the inline tasks' log lines
 
 from django.contrib.auth.models import User
-from django.db import connection, models
+from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
@@ -49,10 +49,9 @@ from evalplatform.runs.launch import run_launch
 from evalplatform.runs.models import Generation, ModelEndpoint, Run, StageProgress
 from scoring import snapshots
 from scoring.models import ErrorTypeJudgement, GenerationScore
-from tests.runs.bench_dataset import make_dataset
+from tests.runs.bench_dataset import copy_row, make_dataset
 from tests.runs.judge_server import JudgeServer
 
-M = TypeVar("M", bound=models.Model)
 TEMPLATE_CELLS = 20
 PAGES = {
     "run_page": "/runs/{pk}/",
@@ -85,12 +84,7 @@ def template_run() -> Run:
     return run
 
 
-def _copy(row: M, **changes: Any) -> M:
-    values = {f.attname: getattr(row, f.attname) for f in row._meta.concrete_fields if not f.primary_key}
-    return type(row)(**(values | changes))
-
-
-def scaled_copy(template: Run, cells: int) -> Run:
+def scaledcopy_row(template: Run, cells: int) -> Run:
     """A finished run of ``cells`` cells: the template's cells and their scores, copied as further samples."""
     generations = list(Generation.objects.filter(run=template).order_by("pk"))
     scores: dict[int, list[GenerationScore]] = {}
@@ -99,24 +93,24 @@ def scaled_copy(template: Run, cells: int) -> Run:
     judgements: dict[int, list[ErrorTypeJudgement]] = {}
     for judgement in ErrorTypeJudgement.objects.filter(generation__run=template):
         judgements.setdefault(judgement.generation_id, []).append(judgement)
-    run = _copy(template)
+    run = copy_row(template)
     run.save()
     for stage in StageProgress.objects.filter(run=template):
         total = stage.per_cell * cells
         StageProgress.objects.create(run=run, stage=stage.stage, per_cell=stage.per_cell, total=total, done=total)
     for start in range(0, cells, 2000):
         batch = [
-            (g, _copy(g, run_id=run.pk, sample_index=i // len(generations)))
+            (g, copy_row(g, run_id=run.pk, sample_index=i // len(generations)))
             for i in range(start, min(cells, start + 2000))
             for g in [generations[i % len(generations)]]
         ]
         created = Generation.objects.bulk_create([copy for _, copy in batch])
         pairs = [(source, copy) for (source, _), copy in zip(batch, created, strict=True)]
         GenerationScore.objects.bulk_create(
-            _copy(s, generation_id=copy.pk) for source, copy in pairs for s in scores[source.pk]
+            copy_row(s, generation_id=copy.pk) for source, copy in pairs for s in scores[source.pk]
         )
         ErrorTypeJudgement.objects.bulk_create(
-            _copy(j, generation_id=copy.pk) for source, copy in pairs for j in judgements.get(source.pk, [])
+            copy_row(j, generation_id=copy.pk) for source, copy in pairs for j in judgements.get(source.pk, [])
         )
     total = sum(stage.total for stage in StageProgress.objects.filter(run=run))
     Run.objects.filter(pk=run.pk).update(progress_total=total, progress_done=total, progress_failed=0)
@@ -164,7 +158,7 @@ def main() -> None:
         figures: dict[int, dict[str, Any]] = {}
         for cells in sizes:
             started = time.perf_counter()
-            run = scaled_copy(template, cells)
+            run = scaledcopy_row(template, cells)
             built = time.perf_counter() - started
             started = time.perf_counter()
             snapshots.warm(run)

@@ -17,6 +17,7 @@ Prints one line per figure with its target (issue 15):
   db_server_cpu_ms_per_call: the local PostgreSQL server's own CPU / LLM calls)
 - worker_rss_mb: the largest model-calling worker's resident memory                                (<= 1024)
 - page_seconds / results_api_seconds: the run page and GET /api/runs/<id>/results/ at that size (within 3x)
+- db_autovacuum: the server's setting; off, rows read per cell grow with N whatever the platform does (runs.W001)
 It runs in a throwaway database (test_<name>), created and dropped."""
 
 from __future__ import annotations
@@ -106,6 +107,12 @@ def db_rows_read() -> int:
         return int(cursor.fetchone()[0])
 
 
+def db_setting(name: str) -> str:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SHOW {name}")
+        return str(cursor.fetchone()[0])
+
+
 SYSTEM_SCHEMAS = "('pg_catalog', 'information_schema', 'pg_toast')"
 
 
@@ -153,6 +160,8 @@ def main() -> None:
     options = parser.parse_args()
     if connection.vendor != "postgresql" or not settings.CELERY_BROKER_URL.startswith(("redis", "amqp")):
         raise SystemExit("needs DATABASE_URL on PostgreSQL and CELERY_BROKER_URL on Redis or RabbitMQ")
+    if db_setting("autovacuum") != "on":
+        print("warning: PostgreSQL's autovacuum is off: rows read per cell will grow with the run (runs.W001)")
     name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
     log_dir = tempfile.mkdtemp(prefix="bench-queries-")
     workers: list[subprocess.Popen[bytes]] = []
@@ -254,6 +263,8 @@ def main() -> None:
             "queries_per_cell": round(queries / options.cells, 1),
             "rows_read_per_cell": round(rows / options.cells, 1),
             "worker_rss_mb": round(peak_rss, 1),
+            # Off, every dead index entry a run's queues leave is read again until the run ends (runs.W001)
+            "db_autovacuum": db_setting("autovacuum"),
         } | {k: round(v, 3) for k, v in timings.items()}
         # Where the rows read come from: the five tables (sequential scans) or indexes read most, per cell.
         top = sorted(by_table.items(), key=lambda item: -item[1])[:5]

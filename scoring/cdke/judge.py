@@ -332,12 +332,15 @@ def generation_score(
 ) -> list[MetricResult]:
     """Score a generation with one evaluator: the metrics it lacks, each on its own (a resumed or retried unit
     asks only for what is missing). Idempotent: a complete unit (its LAV stored) is never redone."""
-    stored = GenerationScore.objects.filter(generation=generation, scorer=judge.evaluator.name)
-    if stored.filter(metric=Metric.LAV).exists():
+    # The unit's rows, picked in Python (a query naming a metric may walk the (metric, status) index when
+    # PostgreSQL's statistics are missing: scoring.cdke.similarity.generation_scores).
+    stored = list(GenerationScore.objects.filter(generation=generation, scorer=judge.evaluator.name))
+    if any(row.metric == Metric.LAV for row in stored):
         return []
     have = {
         row.metric: MetricResult(row.metric, row.value, row.status, row.raw_output, row.details)
-        for row in stored.exclude(metric__in=[Metric.ASS, Metric.AC])
+        for row in stored
+        if row.metric not in (Metric.ASS, Metric.AC)
     }
     try:
         results = judge_metrics(judge, generation, have=have, last_attempt=last_attempt, metrics=metrics)

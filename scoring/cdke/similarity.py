@@ -9,7 +9,7 @@ generation's row first, so that one of them always sees the other and AC is writ
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -61,24 +61,19 @@ def ass_batch(*, run: Run, encoder: Encoder, limit: int = ASS_BATCH) -> AssBatch
     )
     if not queued:
         return AssBatch(taken=0, stored=0)
-    todo = list(
-        Generation.objects.filter(pk__in=queued, status=Generation.Status.DONE)
-        .select_related("question")
-        .order_by("pk")
-    )
+    # By primary key alone (the answer's status is checked in Python: a query naming it may be planned as a walk
+    # of the run's answered cells while PostgreSQL lacks statistics; see generation_scores).
+    taken = Generation.objects.filter(pk__in=queued).select_related("question").order_by("pk")
+    todo = [g for g in taken if g.status == Generation.Status.DONE]
     texts = sorted({g.text for g in todo} | {g.question.ground_truth for g in todo})
     vectors = dict(zip(texts, encoder.encode(texts), strict=True)) if texts else {}
     values = {g.pk: clip_unit(float(vectors[g.text] @ vectors[g.question.ground_truth])) for g in todo}
     spec = RunSpec.from_dict(run.spec)
     with transaction.atomic():
         lock_generations(values)
-        have = set(
-            GenerationScore.objects.filter(
-                generation_id__in=list(values), metric=Metric.ASS, scorer=encoder.name
-            ).values_list("generation_id", flat=True)
-        )
-        new = [g for g in todo if g.pk not in have]
-        GenerationScore.objects.bulk_create(
+        scores = {pk: generation_scores(pk) for pk in values}
+        new = [g for g in todo if not any(s.metric == Metric.ASS and s.scorer == encoder.name for s in scores[g.pk])]
+        stored = GenerationScore.objects.bulk_create(
             [
                 GenerationScore(
                     generation=g,
@@ -91,13 +86,27 @@ def ass_batch(*, run: Run, encoder: Encoder, limit: int = ASS_BATCH) -> AssBatch
                 for g in new
             ]
         )
-        for generation in new:
+        for ass in stored:
+            scores[ass.generation_id].append(ass)
             for scorer in spec.evaluators:
-                fill_ac(generation_id=generation.pk, scorer=scorer, fc_weight=spec.fc_weight)
+                fill_ac(
+                    generation_id=ass.generation_id,
+                    scorer=scorer,
+                    fc_weight=spec.fc_weight,
+                    scores=scores[ass.generation_id],
+                )
         if new:
             run_count(run_id=run.pk, stage=SIMILARITY_STAGE, done=len(new))
         SimilarityTodo.objects.filter(generation_id__in=queued).delete()
     return AssBatch(taken=len(queued), stored=len(new))
+
+
+def generation_scores(generation_id: int) -> list[GenerationScore]:
+    """Every score of one generation (a handful), in primary-key order, to pick from in Python. One generation
+    per query, by generation alone: PostgreSQL serves that from the generation's index whatever its statistics,
+    where a query that names a metric, or many generations at once, may be planned as a walk of the (metric,
+    status) index or of the whole table while its statistics are missing or stale (autoanalyze not caught up)."""
+    return list(GenerationScore.objects.filter(generation_id=generation_id).order_by("pk"))
 
 
 def lock_generations(ids: Iterable[int]) -> None:
@@ -105,13 +114,18 @@ def lock_generations(ids: Iterable[int]) -> None:
     list(Generation.objects.select_for_update().filter(pk__in=list(ids)).order_by("pk").values_list("pk", flat=True))
 
 
-def fill_ac(*, generation_id: int, scorer: str, fc_weight: float) -> bool:
+def fill_ac(
+    *, generation_id: int, scorer: str, fc_weight: float, scores: Sequence[GenerationScore] | None = None
+) -> bool:
     """Write the evaluator's AC of a generation once its FC is scored and its ASS computed (call it holding the
-    generation's lock). An FC that could not be scored gives its status to AC at once, without ASS."""
-    scores = GenerationScore.objects.filter(generation_id=generation_id)
-    if scores.filter(scorer=scorer, metric=Metric.AC).exists():
+    generation's lock). An FC that could not be scored gives its status to AC at once, without ASS. ``scores``:
+    the generation's scores as read under the lock (``generation_scores``); read here when not given."""
+    if scores is None:
+        scores = generation_scores(generation_id)
+    mine = {s.metric: s for s in scores if s.scorer == scorer}
+    if Metric.AC in mine:
         return False
-    fc = scores.filter(scorer=scorer, metric=Metric.FC).first()
+    fc = mine.get(Metric.FC)
     if fc is None:
         return False
     details: dict[str, object] = {"fc_weight": fc_weight}
@@ -120,7 +134,7 @@ def fill_ac(*, generation_id: int, scorer: str, fc_weight: float) -> bool:
     elif fc.status != ScoreStatus.OK or fc.value is None:
         ac = GenerationScore(status=fc.status, details=details | {"error": "FC could not be scored"})
     else:
-        ass = scores.filter(metric=Metric.ASS).first()
+        ass = next((s for s in scores if s.metric == Metric.ASS), None)  # in primary-key order: the first
         if ass is None or ass.value is None:
             return False  # the ASS batch writes it when it gets there
         value = answer_correctness(ass.value, fc.value, fc_weight)

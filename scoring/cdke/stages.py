@@ -29,6 +29,7 @@ from scoring.cdke.prompts import ANSWER_CLOSED_BOOK, ANSWER_WITH_CONTEXT
 from scoring.cdke.similarity import AC_VERSION, ASS_VERSION, SIMILARITY_STAGE, ass_todo_add, ass_todo_refill
 from scoring.cdke.tasks import (
     feed_answers_task,
+    feed_cursor_reset,
     generation_score_task,
     similarity_batch_soon,
     similarity_batch_task,
@@ -112,7 +113,7 @@ class AnswerStage(Stage):
 
     def requeue_stale(self, run: Run, *, sent_before: datetime) -> int:
         with transaction.atomic():
-            Run.objects.filter(pk=run.pk).update(feed_from_id=None)  # the feeder looks from the first cell again
+            feed_cursor_reset(run.pk)
             return Generation.objects.filter(
                 run=run, status=Generation.Status.PENDING, queued_at__lt=sent_before
             ).update(queued_at=None)
@@ -123,7 +124,7 @@ class AnswerStage(Stage):
 
     def retry_failed(self, run: Run) -> int:
         with transaction.atomic():
-            Run.objects.filter(pk=run.pk).update(feed_from_id=None)  # the feeder looks from the first cell again
+            feed_cursor_reset(run.pk)
             return Generation.objects.filter(run=run, status=Generation.Status.FAILED).update(
                 status=Generation.Status.PENDING, error="", queued_at=None
             )

@@ -73,6 +73,12 @@ def feed_cursor(run_id: int) -> int | None:
     return Run.objects.filter(pk=run_id).values_list("feed_from_id", flat=True).first()
 
 
+def feed_cursor_reset(run_id: int) -> None:
+    """The feeder looks from the run's first cell again (cells below the cursor are to be sent again: the
+    watchdog's re-send, a retry of failed cells)."""
+    Run.objects.filter(pk=run_id).update(feed_from_id=None)
+
+
 def unsent(run_id: int, cursor: int | None = None) -> QuerySet[Generation]:
     """The run's pending cells not sent yet, from the feed cursor on (``Run.feed_from_id``: every unsent cell is at
     or after it). Without the bound, PostgreSQL may walk the primary key from the table's first row (it does while

@@ -1,5 +1,10 @@
 """The benchmarks' sample dataset: one context repeated, questions of it in groups of 20 (as the DKD's contexts hold
-about 20 questions each), for runs of any number of cells (benchmarks/bench_run_throughput.py, bench_read_size.py)."""
+about 20 questions each), for runs of any number of cells (benchmarks/bench_run_throughput.py, bench_read_size.py);
+and rows copied, to grow a small real run to any size."""
+
+from typing import Any, TypeVar
+
+from django.db.models import Model
 
 from evalplatform.corpus.payload import ContextData, DatasetPayload, QuestionData
 from evalplatform.corpus.services import dataset_import
@@ -27,3 +32,13 @@ def make_dataset(cells: int, name: str = "bench") -> str:
         contexts.append(ContextData(key=f"c{c}", topic=f"Context {c}", text=CONTEXT, questions=questions))
     dataset_import(payload=DatasetPayload(kind="dkd", contexts=contexts), name=name, import_format="dkd")
     return name
+
+
+M = TypeVar("M", bound=Model)
+
+
+def copy_row(row: M, **changes: Any) -> M:
+    """An unsaved copy of a row (every concrete field but the primary key), with ``changes``: to grow a run to any
+    size by copying a small real one (tests/runs/test_reads_per_cell.py, benchmarks/bench_read_size.py)."""
+    values = {f.attname: getattr(row, f.attname) for f in row._meta.concrete_fields if not f.primary_key}
+    return type(row)(**(values | changes))
