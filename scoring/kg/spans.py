@@ -20,6 +20,9 @@ ENTITY_MODIFIER_DEPS = frozenset({"compound", "amod", "nummod", "nmod"})
 NOMINAL_POS = frozenset({"NOUN", "PROPN", "NUM", "PRON", "X"})
 # Comparative adjectives and adverbs keep their surface form: the lemma of "older" is "old".
 COMPARATIVE_TAGS = frozenset({"JJR", "RBR"})
+# Where a subjectless -ing verb stands for a noun (rule gerund): a clausal subject, a preposition's complement.
+GERUND_POSITIONS = frozenset({"csubj", "csubjpass", "pcomp"})
+GERUND_ARGUMENT_DEPS = frozenset({"prt", "dobj", "xcomp"})
 
 
 def identity(word: str) -> str:
@@ -37,14 +40,37 @@ def label(tokens: Iterable[Token]) -> str:
     return normalise_label(" ".join(words), lemmatise=identity)
 
 
+def is_gerund(tok: Token) -> bool:
+    """A subjectless -ing verb used as a noun ("capping costs is ...", "for refusing to hire ...")."""
+    return (
+        tok.tag_ == "VBG"
+        and tok.dep_ in GERUND_POSITIONS
+        and not any(c.dep_ in ("nsubj", "nsubjpass") for c in tok.children)
+    )
+
+
+def _gerund_child(tok: Token, child: Token) -> bool:
+    """Rule ``gerund``: a gerund's label keeps its particle, its direct object and its open complement
+    (with that complement's "to"): "refusing to hire drug users" -> "refuse to hire drug user"."""
+    if tok.pos_ != "VERB":
+        return False
+    return child.dep_ in GERUND_ARGUMENT_DEPS or (child.dep_ == "aux" and child.lower_ == "to" and tok.dep_ == "xcomp")
+
+
 def entity_tokens(head: Token) -> list[Token]:
-    """The head noun with its compound / adjectival / numeric / nominal modifiers, recursively."""
+    """The head noun with its compound / adjectival / numeric / nominal modifiers, recursively; a gerund
+    with its particle, object and open complement."""
     tokens = [head]
     stack = [head]
+    gerund = is_gerund(head)
     while stack:
         tok = stack.pop()
         for child in tok.children:
-            if child.dep_ in ENTITY_MODIFIER_DEPS or (child.dep_ == "advmod" and tok.dep_ == "amod"):
+            if (
+                child.dep_ in ENTITY_MODIFIER_DEPS
+                or (child.dep_ == "advmod" and tok.dep_ == "amod")
+                or (gerund and _gerund_child(tok, child))
+            ):
                 tokens.append(child)
                 stack.append(child)
     return tokens
@@ -77,5 +103,5 @@ def conjuncts(tok: Token) -> list[Token]:
 
 
 def pobjs(prep: Token) -> list[Token]:
-    """The objects of a preposition, conjuncts included."""
-    return [t for c in prep.children if c.dep_ == "pobj" for t in conjuncts(c)]
+    """The objects of a preposition, conjuncts included; a gerund complement counts as one (rule gerund)."""
+    return [t for c in prep.children if c.dep_ == "pobj" or (c.dep_ == "pcomp" and is_gerund(c)) for t in conjuncts(c)]

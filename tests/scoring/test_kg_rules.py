@@ -110,6 +110,17 @@ RULE_CASES: list[tuple[str, str, list[Triplet]]] = [
         [T("cave", "be reach from", "puri"), T("cave", "be reach from", "cuttack")],
     ),
     ("intransitive", "Two children laughing loudly.", [T("two child", "be", "laugh")]),
+    ("gerund", "Capping costs is the first priority.", [T("cap cost", "be", "first priority")]),
+    (
+        "gerund",
+        "The company was sued for refusing to hire drug users.",
+        [T("company", "be sue for", "refuse to hire drug user")],
+    ),
+    (
+        "gerund",
+        "She has an interest in collecting old stamps.",
+        [T("she", "have", "interest"), T("interest", "in", "collect old stamp")],
+    ),
     ("fallback", "Happy birthday, Anna!", [T("happy birthday", "be", "anna")]),
     ("fallback", "Coffee and tea.", [T("coffee", "be", "tea")]),
     ("fallback", "The end.", [T("end", "be", "end")]),
