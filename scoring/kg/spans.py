@@ -41,12 +41,15 @@ def label(tokens: Iterable[Token]) -> str:
 
 
 def is_gerund(tok: Token) -> bool:
-    """A subjectless -ing verb used as a noun ("capping costs is ...", "for refusing to hire ...")."""
-    return (
-        tok.tag_ == "VBG"
-        and tok.dep_ in GERUND_POSITIONS
-        and not any(c.dep_ in ("nsubj", "nsubjpass") for c in tok.children)
-    )
+    """A subjectless -ing verb used as a noun ("capping costs is ...", "for refusing to hire ..."), or one
+    conjoined to such a gerund ("capping costs and raising prices")."""
+    if tok.dep_ == "conj" and tok.head.dep_ != "conj" and tok.head.tag_ == "VBG" and is_gerund(tok.head):
+        return tok.tag_ == "VBG" and not _has_subject(tok)
+    return tok.tag_ == "VBG" and tok.dep_ in GERUND_POSITIONS and not _has_subject(tok)
+
+
+def _has_subject(tok: Token) -> bool:
+    return any(c.dep_ in ("nsubj", "nsubjpass") for c in tok.children)
 
 
 def _gerund_child(tok: Token, child: Token) -> bool:
