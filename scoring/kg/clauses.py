@@ -19,6 +19,8 @@ Named rules, each with its own test sentence in ``tests/scoring/test_kg_dependen
   gets "someone": "perform a duty" gives (someone, perform, duty);
 - ``negation``: "not", "n't", "never" become "not" at the front of the relation;
 - ``dative``: a bare dative object is the "to" object ("gave Ben a book" = "gave a book to Ben");
+- ``reporting_clause``: a verb's "that" clause is linked through its subjects: "X said that the district waited"
+  gives (x, say, district) beside the clause's own triplets;
 - ``light_verb``: "take place", "take part" are one verb, their noun is not an object;
 - ``complement_preposition``: a copula's adjective, comparative or relational noun merges with its
   preposition: "is older than Y" → (x, be older than, y), "is the mother of Y" → (x, be mother of, y),

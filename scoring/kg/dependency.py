@@ -3,7 +3,8 @@
 Each sentence of a text is read rule by rule (docs/kg_extraction.md has every rule with its example):
 
 - predicate rules (``scoring.kg.clauses``): active, passive, conjunction, open complement, relative clause,
-  participle, negation, dative, light verb, complement preposition; each predicate becomes a ``Frame``;
+  participle, negation, dative, light verb, complement preposition, reporting clause; each predicate becomes a
+  ``Frame``; gerunds become entities (``scoring.kg.spans``);
 - converse rules (``scoring.kg.converse``) put each frame in its canonical direction, so "X beat Y" and
   "Y lost to X" give the same triplet and a reversal of roles gives a reversed one;
 - noun-phrase rules (``scoring.kg.nominal``): apposition, noun preposition, possessive;

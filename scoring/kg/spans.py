@@ -2,8 +2,11 @@
 
 An entity is a head noun with its compound, adjectival, numeric and nominal modifiers (recursively, and an
 adverb inside an adjective: "very large"), in text order; determiners, possessives and punctuation are
-dropped. Every word is spaCy's contextual lemma, lower-cased, whitespace collapsed (``normalise_label`` with
-spaCy's lemmas kept as they are: spaCy knows the part of speech, so "founded" gives "found").
+dropped. Rule ``gerund``: a subjectless -ing verb that stands for a noun (a clausal subject, a preposition's
+complement, or one conjoined to those) is an entity with its particle, object and open complement ("for refusing
+to hire drug users" gives "refuse to hire drug user"). Every word is spaCy's contextual lemma, lower-cased,
+whitespace collapsed (``normalise_label`` with spaCy's lemmas kept as they are: spaCy knows the part of speech, so
+"founded" gives "found").
 """
 
 from __future__ import annotations
