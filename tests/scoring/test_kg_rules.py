@@ -110,6 +110,34 @@ RULE_CASES: list[tuple[str, str, list[Triplet]]] = [
         [T("cave", "be reach from", "puri"), T("cave", "be reach from", "cuttack")],
     ),
     ("intransitive", "Two children laughing loudly.", [T("two child", "be", "laugh")]),
+    ("gerund", "Capping costs is the first priority.", [T("cap cost", "be", "first priority")]),
+    (
+        "gerund",
+        "The company was sued for refusing to hire drug users.",
+        [T("company", "be sue for", "refuse to hire drug user")],
+    ),
+    (
+        "gerund",
+        "She has an interest in collecting old stamps.",
+        [T("she", "have", "interest"), T("interest", "in", "collect old stamp")],
+    ),
+    (
+        "gerund",
+        "Capping costs and raising prices are priorities.",
+        [T("cap cost", "be", "priority"), T("raise price", "be", "priority")],
+    ),
+    (
+        "reporting_clause",
+        "Mr. Caramore said that the district waited for the subpoenas.",
+        [T("mr. caramore", "say", "district"), T("district", "wait for", "subpoena")],
+    ),
+    # only a "that" clause is linked: a quotation or a bare clause gives its own triplets alone
+    ("reporting_clause", '"It is not zero," said David Ropeik.', [T("it", "not be", "zero")]),
+    (
+        "reporting_clause",
+        "Mr. Caramore said the district waited for the subpoenas.",
+        [T("district", "wait for", "subpoena")],
+    ),
     ("fallback", "Happy birthday, Anna!", [T("happy birthday", "be", "anna")]),
     ("fallback", "Coffee and tea.", [T("coffee", "be", "tea")]),
     ("fallback", "The end.", [T("end", "be", "end")]),
