@@ -46,7 +46,7 @@ def label(tokens: Iterable[Token]) -> str:
 def is_gerund(tok: Token) -> bool:
     """A subjectless -ing verb used as a noun ("capping costs is ...", "for refusing to hire ..."), or one
     conjoined to such a gerund ("capping costs and raising prices")."""
-    if tok.dep_ == "conj" and tok.head.dep_ != "conj" and tok.head.tag_ == "VBG" and is_gerund(tok.head):
+    if tok.dep_ == "conj" and tok.head.dep_ != "conj" and is_gerund(tok.head):
         return tok.tag_ == "VBG" and not _has_subject(tok)
     return tok.tag_ == "VBG" and tok.dep_ in GERUND_POSITIONS and not _has_subject(tok)
 

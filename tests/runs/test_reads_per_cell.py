@@ -27,9 +27,9 @@ EndpointFactory = Callable[..., ModelEndpoint]
 SPEC = {"conditions": ["divergent"], "temperatures": [0.2]}
 # New cells answered and scored inline in each run.
 NEW_CELLS = 3
-# The tables a run's cells and scores fill.
 # Answers in one ASS batch (enough that PostgreSQL weighs one index probe per cell against one scan).
 BATCHED_CELLS = 50
+# The tables a run's cells and scores fill.
 RUN_TABLES = ("runs_generation", "scoring_generationscore", "scoring_similaritytodo")
 
 
@@ -46,7 +46,9 @@ def rows_read_by_table() -> dict[str, int]:
 
 
 def rows_read_since(before: dict[str, int]) -> dict[str, int]:
-    return {k: v - before.get(k, 0) for k, v in rows_read_by_table().items() if v - before.get(k, 0)}
+    """Rows read by table since ``before`` (a ``rows_read_by_table`` reading), tables not read left out."""
+    since = {name: count - before.get(name, 0) for name, count in rows_read_by_table().items()}
+    return {name: count for name, count in since.items() if count}
 
 
 def grown(run: Run, finished: int, *, statistics: bool = True) -> list[Generation]:
