@@ -19,6 +19,21 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+class OnePieceHandler(BaseHTTPRequestHandler):
+    """HTTP/1.1 keep-alive that sends each reply in one piece, as a real provider's HTTP stack does. The stdlib
+    handler writes the headers and then the body; with Nagle's algorithm on, the kernel holds the body until the
+    client acknowledges the headers, which a client delays by up to 40 ms: every call took the server's latency plus
+    about 40 ms (tests/llm/test_fake_servers.py). A buffered writer (flushed once the request is handled) and no
+    Nagle send headers and body together."""
+
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    wbufsize = -1  # buffered: flushed after each request, headers and body in one write
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
 @dataclass(frozen=True)
 class Behaviour:
     kind: str
@@ -61,13 +76,7 @@ class FakeOpenAIServer:
             self.state.default = default
         state = self.state
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True  # headers and body go out as separate writes
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
+        class Handler(OnePieceHandler):
             def do_GET(self) -> None:
                 if self.path.rstrip("/") == "/v1/models":
                     self._json(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
@@ -106,6 +115,7 @@ class FakeOpenAIServer:
                         self.send_header(key, value)
                     self.end_headers()
                     self.wfile.write(data)
+                    self.wfile.flush()  # headers and body, in one write
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout tests)
 

@@ -11,10 +11,10 @@ import json
 import threading
 import time
 from collections import Counter, deque
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
-from tests.llm.fake_openai_server import _chat, _completion
+from tests.llm.fake_openai_server import OnePieceHandler, _chat, _completion
 
 KINDS = {
     "Split an answer into atomic statements": "statements",
@@ -92,12 +92,7 @@ class JudgeServer:
         self.release = threading.Event()
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
+        class Handler(OnePieceHandler):
             def do_GET(self) -> None:
                 self._send(200, {"object": "list", "data": [{"id": "judge", "object": "model"}]})
 
@@ -142,6 +137,7 @@ class JudgeServer:
                         self.send_header("retry-after", "0")
                     self.end_headers()
                     self.wfile.write(data)
+                    self.wfile.flush()  # headers and body, in one write
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
