@@ -17,6 +17,10 @@ Prints one line per figure with its target (issue 15):
   db_server_cpu_ms_per_call: the local PostgreSQL server's own CPU / LLM calls)
 - worker_rss_mb: the largest model-calling worker's resident memory                                (<= 1024)
 - page_seconds / results_api_seconds: the run page and GET /api/runs/<id>/results/ at that size (within 3x)
+- provider_cpu_ms_per_call: the fake provider's own CPU (this process) / LLM calls: on the same cores, not the
+  platform's, but not free either
+- machine_cpu_busy: the share of the machine's cores busy during the run (fake provider, PostgreSQL and all);
+  near 1, the machine is the limit and the ratio does not measure the platform against the provider
 - db_autovacuum: the server's setting; off, rows read per cell grow with N whatever the platform does (runs.W001)
 It runs in a throwaway database (test_<name>), created and dropped."""
 
@@ -78,6 +82,13 @@ def proc_cpu_s(pid: int) -> float:
 def tree(pid: int) -> list[int]:
     out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout.split()
     return [pid] + [p for child in out for p in tree(int(child))]
+
+
+def machine_cpu_ticks() -> tuple[int, int]:
+    """(busy, all) CPU ticks of the whole machine since boot, every core (``/proc/stat``; idle and iowait not busy)."""
+    ticks = [int(t) for t in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = ticks[3] + ticks[4]
+    return sum(ticks) - idle, sum(ticks)
 
 
 def rss_mb(pid: int) -> float:
@@ -201,6 +212,8 @@ def main() -> None:
             cpu_before_llm = sum(proc_cpu_s(p) for w in workers[:-1] for p in tree(w.pid))
             rows_before, tables_before = db_rows_read(), rows_read_by_table()
             db_cpu_before = db_server_cpu_s()
+            machine_before = machine_cpu_ticks()
+            provider_cpu_before = proc_cpu_s(os.getpid())
             from evalplatform.corpus.models import Dataset
 
             started = time.perf_counter()
@@ -219,6 +232,8 @@ def main() -> None:
                     break
                 time.sleep(0.5)
             elapsed = time.perf_counter() - started
+            machine_after = machine_cpu_ticks()
+            provider_cpu = proc_cpu_s(os.getpid()) - provider_cpu_before
             time.sleep(1.0)  # the statistics collector flushes about every half second
             calls = len(server.requests)
             cpu = sum(proc_cpu_s(p) for w in workers for p in tree(w.pid)) - cpu_before
@@ -244,6 +259,7 @@ def main() -> None:
             "cells": options.cells,
             "latency_s": options.latency,
             "workers": options.workers,
+            "concurrency": options.concurrency,
             "status": run.status,
             "seconds": round(elapsed, 2),
             "llm_calls": calls,
@@ -259,6 +275,13 @@ def main() -> None:
                 round(1000 * (db_cpu_after - db_cpu_before) / max(1, calls), 2)
                 if db_cpu_before is not None and db_cpu_after is not None
                 else None
+            ),
+            # The fake provider's own CPU (this process: its HTTP server threads, and the loop that watches the run)
+            "provider_cpu_ms_per_call": round(1000 * provider_cpu / max(1, calls), 2),
+            # The whole machine's cores busy during the run (the fake provider and PostgreSQL included): near 1, the
+            # ratio measures the machine, not the provider.
+            "machine_cpu_busy": round(
+                (machine_after[0] - machine_before[0]) / max(1, machine_after[1] - machine_before[1]), 3
             ),
             "queries_per_cell": round(queries / options.cells, 1),
             "rows_read_per_cell": round(rows / options.cells, 1),
