@@ -38,6 +38,7 @@ from evalplatform.runs.launch import run_launch
 from evalplatform.runs.models import ModelEndpoint
 from evalplatform.runs.services import run_estimate
 from evalplatform.runs.spec import RunSpec
+from tests.runs.bench_dataset import create_bench_database
 
 QUESTIONS = 1011  # the public DKD
 CONTEXT = "In 1931 the engineer Marta Kowal finished the Larkfield bridge over the river Dunmore. " * 20
@@ -48,7 +49,7 @@ def main() -> None:
     parser.add_argument("--cells", type=int, default=100_000)
     parser.add_argument("--json", type=Path)
     options = parser.parse_args()
-    name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    name = create_bench_database("launch")
     try:
         contexts = [
             ContextData(

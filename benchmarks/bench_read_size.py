@@ -13,7 +13,8 @@ them (``scoring.snapshots.warm``: timed, it is the O(run) part). Then every read
 Prints per read and size the seconds and queries, and the ratio of the largest size's seconds to the smallest's
 (target: within 3x, constant queries). An export streams every row, so its time grows with the run by nature:
 for it the figures are the time to the first chunk and the queries (constant: rows come through a cursor in
-chunks), and its rows per second. Runs in a throwaway database (test_<name>), created and dropped."""
+chunks), and its rows per second. Runs in a throwaway database of its own (test_bench_read_<pid>), created and
+dropped."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ from evalplatform.runs.launch import run_launch
 from evalplatform.runs.models import Generation, ModelEndpoint, Run, StageProgress
 from scoring import snapshots
 from scoring.models import ErrorTypeJudgement, GenerationScore
-from tests.runs.bench_dataset import copy_row, make_dataset
+from tests.runs.bench_dataset import copy_row, create_bench_database, make_dataset
 from tests.runs.judge_server import JudgeServer
 
 TEMPLATE_CELLS = 20
@@ -149,7 +150,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     options = parser.parse_args()
     sizes = [int(s) for s in options.sizes.split(",")]
-    name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
+    name = create_bench_database("read")
     try:
         template = template_run()
         admin = User.objects.create_superuser("bench-admin")

@@ -22,7 +22,8 @@ Prints one line per figure with its target (issue 15):
 - machine_cpu_busy: the share of the machine's cores busy during the run (fake provider, PostgreSQL and all);
   near 1, the machine is the limit and the ratio does not measure the platform against the provider
 - db_autovacuum: the server's setting; off, rows read per cell grow with N whatever the platform does (runs.W001)
-It runs in a throwaway database (test_<name>), created and dropped."""
+It runs in a throwaway database of its own (test_bench_throughput_<pid>), created and dropped, so a test suite on
+the same server is left alone."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ import argparse
 import glob
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -43,6 +45,12 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalplatform.settings")
 os.environ["DEBUG"] = "0"
 os.environ.setdefault("SECRET_KEY", os.urandom(32).hex())
 os.environ["EVALPLATFORM_QUEUES_BY_KIND"] = "1"
+# Queues, an endpoint and a database of this process's own (its workers inherit the environment): a benchmark beside
+# a test suite, a platform or another benchmark on the same broker and server neither takes their tasks nor gives
+# them its own, and shares no concurrency slots with them.
+OWN = f"bench{os.getpid()}"
+os.environ["EVALPLATFORM_QUEUE_PREFIX"] = f"{OWN}-"
+os.environ.pop("CELERY_TASK_DEFAULT_QUEUE", None)
 os.environ["CELERY_TASK_ALWAYS_EAGER"] = "0"
 os.environ["ALLOWED_HOSTS"] = "localhost,127.0.0.1,testserver"  # the page timings use the test client
 
@@ -58,7 +66,7 @@ from django.test import Client
 from evalplatform.celery import app
 from evalplatform.runs.launch import run_launch
 from evalplatform.runs.models import ModelEndpoint, Run
-from tests.runs.bench_dataset import make_dataset
+from tests.runs.bench_dataset import create_bench_database, make_dataset
 from tests.runs.judge_server import JudgeServer
 
 TARGETS = {
@@ -169,17 +177,19 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=3600)
     parser.add_argument("--json", type=Path)
     options = parser.parse_args()
+    # Stopped (bench_run_matrix.py interrupted, a timeout), it still stops its workers and drops its database.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if connection.vendor != "postgresql" or not settings.CELERY_BROKER_URL.startswith(("redis", "amqp")):
         raise SystemExit("needs DATABASE_URL on PostgreSQL and CELERY_BROKER_URL on Redis or RabbitMQ")
     if db_setting("autovacuum") != "on":
         print("warning: PostgreSQL's autovacuum is off: rows read per cell will grow with the run (runs.W001)")
-    name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
+    name = create_bench_database("throughput")
     log_dir = tempfile.mkdtemp(prefix="bench-queries-")
     workers: list[subprocess.Popen[bytes]] = []
     try:
         with JudgeServer(latency_s=options.latency) as server:
             ModelEndpoint.objects.create(
-                name="bench",
+                name=OWN,
                 provider="openai_compatible",
                 model_id="judge",
                 base_url=server.base_url,
@@ -190,10 +200,13 @@ def main() -> None:
             )
             dataset = make_dataset(options.cells)
             for i in range(options.workers):
-                workers.append(start_worker("llm", "threads", options.slots, f"{log_dir}/llm{i}"))
+                workers.append(start_worker(settings.QUEUE_LLM, "threads", options.slots, f"{log_dir}/llm{i}"))
             workers.append(
                 start_worker(
-                    f"embeddings,graphs,{settings.CELERY_TASK_DEFAULT_QUEUE}", "prefork", 1, f"{log_dir}/other"
+                    f"{settings.QUEUE_EMBEDDINGS},{settings.QUEUE_GRAPHS},{settings.CELERY_TASK_DEFAULT_QUEUE}",
+                    "prefork",
+                    1,
+                    f"{log_dir}/other",
                 )
             )
             deadline = time.monotonic() + 120
@@ -219,7 +232,7 @@ def main() -> None:
             started = time.perf_counter()
             run = run_launch(
                 dataset=Dataset.objects.get(name=dataset),
-                spec={"models": ["bench"], "evaluators": ["bench"], "conditions": ["divergent"], "temperatures": [0.2]},
+                spec={"models": [OWN], "evaluators": [OWN], "conditions": ["divergent"], "temperatures": [0.2]},
             )
             peak_rss = 0.0
             while True:
@@ -304,6 +317,11 @@ def main() -> None:
                 worker.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 worker.kill()
+        from tests.workers import purge_queue
+
+        for queue in (settings.QUEUE_LLM, settings.QUEUE_EMBEDDINGS, settings.QUEUE_GRAPHS):
+            purge_queue(queue)  # what a cut-off run left; the default queue's countdowns are dropped with the workers
+        purge_queue(settings.CELERY_TASK_DEFAULT_QUEUE)
         connection.creation.destroy_test_db(name, verbosity=0)
 
 

@@ -136,7 +136,10 @@ CELERY_RESULT_BACKEND = env_str(
     else f"db+sqlite:///{VAR_DIR / 'celery-results.sqlite3'}",
 )
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
-CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery")
+# A prefix for every queue name (the default queue's too, unless CELERY_TASK_DEFAULT_QUEUE names it outright): two
+# deployments on one broker, or a benchmark beside a running platform, each keep to their own queues.
+QUEUE_PREFIX = env_str("EVALPLATFORM_QUEUE_PREFIX", "")
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", QUEUE_PREFIX + "celery")
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -156,7 +159,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # batches and "graphs" for S3KG (CPU-bound, torch and spaCy loaded once per process); the rest (run_execute, the
 # feeder, the watchdog, imports) stays on the default queue. Unset, every task goes to the default queue, so one
 # worker runs everything (make serve, the tests).
-QUEUE_LLM, QUEUE_EMBEDDINGS, QUEUE_GRAPHS = "llm", "embeddings", "graphs"
+QUEUE_LLM, QUEUE_EMBEDDINGS, QUEUE_GRAPHS = (QUEUE_PREFIX + name for name in ("llm", "embeddings", "graphs"))
 CELERY_TASK_ROUTES = (
     {
         "cdke.generation_answer": {"queue": QUEUE_LLM},

@@ -1,9 +1,11 @@
 """The benchmarks' sample dataset: one context repeated, questions of it in groups of 20 (as the DKD's contexts hold
 about 20 questions each), for runs of any number of cells (benchmarks/bench_run_throughput.py, bench_read_size.py);
-and rows copied, to grow a small real run to any size."""
+rows copied, to grow a small real run to any size; and the throwaway database each benchmark runs in."""
 
+import os
 from typing import Any, TypeVar
 
+from django.db import connection
 from django.db.models import Model
 
 from evalplatform.corpus.payload import ContextData, DatasetPayload, QuestionData
@@ -14,6 +16,16 @@ CONTEXT = (
     "time in the county. The town council had voted for it in 1927 after the old ferry sank. Its opening drew "
     "twelve thousand people, and the mayor, Piotr Zalewski, cut the ribbon with a pair of silver scissors. "
 ) * 2
+
+
+def create_bench_database(purpose: str) -> str:
+    """Create a throwaway database for one benchmark process and switch to it; returns its name, for
+    ``connection.creation.destroy_test_db``. On PostgreSQL it is the benchmark's own, ``test_bench_<purpose>_<pid>``,
+    never the test suite's ``test_<name>``: a benchmark started beside the suite on the same server would otherwise
+    fail on the suite's database, or drop it (autoclobber) and fail the suite. SQLite's is in memory, as the suite's."""
+    if connection.vendor != "sqlite":
+        connection.settings_dict["TEST"]["NAME"] = f"test_bench_{purpose}_{os.getpid()}"
+    return connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
 
 
 def make_dataset(cells: int, name: str = "bench") -> str:
