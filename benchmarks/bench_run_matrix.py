@@ -35,6 +35,7 @@ COLUMNS = (
     ("calls_per_s", "calls/s"),
     ("bound_calls_per_s", "bound C/L"),
     ("ratio_to_bound", "ratio (>= 0.8)"),
+    ("repeated_calls", "calls made twice"),
     ("cpu_ms_per_call", "CPU ms/call (<= 10)"),
     ("db_server_cpu_ms_per_call", "PostgreSQL ms/call"),
     ("provider_cpu_ms_per_call", "fake provider ms/call"),

@@ -9,6 +9,8 @@ with a concurrency limit C shared by every worker through Redis, so the bound on
 
 Prints one line per figure with its target (issue 15):
 - ratio_to_bound: LLM calls per second over the whole run, answers and judging together, / (C / L)   (>= 0.8)
+- repeated_calls: LLM calls whose prompt the provider had seen before in the run (every cell asks its own
+  question, so each is a call made twice)                                                           (0)
 - cpu_ms_per_call: CPU time of the worker processes / LLM calls                                      (<= 10)
   (llm_worker_cpu_ms_per_call: the model-calling workers' share of it)
 - queries_per_cell: SQL queries of the workers / cells                                              (constant)
@@ -71,6 +73,7 @@ from tests.runs.judge_server import JudgeServer
 
 TARGETS = {
     "ratio_to_bound": ">= 0.8",
+    "repeated_calls": "0",
     "cpu_ms_per_call": "<= 10",
     "queries_per_cell": "constant in N",
     "rows_read_per_cell": "flat in N",
@@ -249,6 +252,9 @@ def main() -> None:
             provider_cpu = proc_cpu_s(os.getpid()) - provider_cpu_before
             time.sleep(1.0)  # the statistics collector flushes about every half second
             calls = len(server.requests)
+            # Every cell asks its own question, so a prompt the provider saw twice is a call made twice (a race, a
+            # redelivery): waste, or worse.
+            repeated = calls - len(set(server.requests))
             cpu = sum(proc_cpu_s(p) for w in workers for p in tree(w.pid)) - cpu_before
             cpu_llm = sum(proc_cpu_s(p) for w in workers[:-1] for p in tree(w.pid)) - cpu_before_llm
             rows = db_rows_read() - rows_before
@@ -279,6 +285,7 @@ def main() -> None:
             "calls_per_s": round(calls / elapsed, 2),
             "bound_calls_per_s": bound,
             "peak_in_flight": peak,
+            "repeated_calls": repeated,
             "ratio_to_bound": round(calls / elapsed / bound, 3),
             "cpu_ms_per_call": round(1000 * cpu / max(1, calls), 2),
             # of which the model-calling workers (the rest: the ASS batches, the feeder, loading the encoder)
