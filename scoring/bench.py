@@ -7,7 +7,7 @@ As in the S3KG paper's benchmark (Arumugam et al., ICML 2026, Table 1): a simila
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from scoring.stats import average_ranks
 
@@ -70,3 +70,41 @@ def auroc(scores: Sequence[float], labels: Sequence[int | bool]) -> float | None
     ranks = average_ranks(scores)
     rank_sum = sum(rank for rank, label in zip(ranks, labels, strict=True) if int(label) == 1)
     return (rank_sum - positives * (positives + 1) / 2.0) / (positives * negatives)
+
+
+# 0.0..1.0 in steps of 0.1: the paper's alpha sweep (S3KG §4.1, Table 4).
+BLEND_ALPHAS = tuple(round(0.1 * i, 1) for i in range(11))
+
+
+@dataclass(frozen=True)
+class BlendSweep:
+    """AUROC of ``alpha * structural + (1 - alpha) * semantic`` at each alpha, and the best of them."""
+
+    auroc: dict[float, float | None] = field(default_factory=dict)
+    best_alpha: float | None = None
+    best_auroc: float | None = None
+
+
+def blend_sweep(
+    structural: Sequence[float],
+    semantic: Sequence[float],
+    labels: Sequence[int | bool],
+    alphas: Sequence[float] = BLEND_ALPHAS,
+) -> BlendSweep:
+    """Blend two per-pair scores as S3KG's step 5 does (alpha on the structural score) and sweep alpha.
+
+    Any two scores can be blended: ``benchmarks/bench_extractor_pairs.py --sentence-ceiling`` puts the sentence
+    cosine in place of S3KG's semantic score, to see how far a variant's structural score could carry S3KG if its
+    semantic part were as good as the sentence embedding. Ties for the best AUROC go to the lowest alpha.
+    """
+    if len(structural) != len(semantic):
+        raise ValueError("the structural and semantic scores differ in length")
+    figures = {
+        float(a): auroc([a * s + (1.0 - a) * m for s, m in zip(structural, semantic, strict=True)], labels)
+        for a in alphas
+    }
+    scored = [(value, -a) for a, value in figures.items() if value is not None]
+    if not scored:
+        return BlendSweep(figures)
+    value, negative_alpha = max(scored)
+    return BlendSweep(figures, -negative_alpha + 0.0, value)  # + 0.0: never -0.0

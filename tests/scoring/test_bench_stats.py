@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scoring.bench import auroc, max_f1
+from scoring.bench import auroc, blend_sweep, max_f1
 from scoring.cus import aggregate_cus, cus_item
 from scoring.stats import bootstrap_ci, mean, pearson, spearman
 
@@ -27,6 +27,21 @@ def test_auroc_on_six_scores() -> None:
     assert auroc(SCORES, LABELS) == pytest.approx(8 / 9)
     assert auroc([0.5, 0.5], [1, 0]) == pytest.approx(0.5)  # a tie counts one half
     assert auroc([0.1, 0.2], [1, 1]) is None
+
+
+def test_blend_sweep_by_hand() -> None:
+    # Two parts that each rank one pair wrongly, and whose blend at 0.5 ranks every pair right.
+    labels = [1, 1, 0, 0]
+    structural = [0.9, 0.2, 0.5, 0.1]  # alone: 0.9 and 0.2 against 0.5 and 0.1 -> 3 of 4 pairs in order
+    semantic = [0.3, 0.8, 0.4, 0.6]  # alone: 0.3 loses to both negatives -> 2 of 4
+    sweep = blend_sweep(structural, semantic, labels, alphas=(0.0, 0.5, 1.0))
+    assert sweep.auroc == {0.0: 0.5, 0.5: 1.0, 1.0: 0.75}
+    assert (sweep.best_alpha, sweep.best_auroc) == (0.5, 1.0)
+
+
+def test_blend_sweep_refuses_parts_of_other_lengths() -> None:
+    with pytest.raises(ValueError):
+        blend_sweep([0.1, 0.2], [0.3], [0, 1])
 
 
 def test_max_f1_without_positives() -> None:
