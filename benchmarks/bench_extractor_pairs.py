@@ -30,12 +30,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from scoring import baselines
-from scoring.bench import BLEND_ALPHAS, auroc, blend_sweep, max_f1
+from scoring.alpha_sweep import SWEEP_ALPHAS as ALPHAS
+from scoring.bench import auroc, blend_sweep, max_f1
 from scoring.embeddings import get_encoder
 from scoring.kg.dependency import DependencyExtractor
 from scoring.s3kg import VARIANTS, s3kg_many
-
-ALPHAS = BLEND_ALPHAS
 
 
 def _figures(scores: list[float], labels: list[int]) -> dict[str, float | None]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from scoring.alpha_sweep import SWEEP_ALPHAS
 from scoring.stats import average_ranks
 
 
@@ -72,10 +73,6 @@ def auroc(scores: Sequence[float], labels: Sequence[int | bool]) -> float | None
     return (rank_sum - positives * (positives + 1) / 2.0) / (positives * negatives)
 
 
-# 0.0..1.0 in steps of 0.1: the paper's alpha sweep (S3KG §4.1, Table 4).
-BLEND_ALPHAS = tuple(round(0.1 * i, 1) for i in range(11))
-
-
 @dataclass(frozen=True)
 class BlendSweep:
     """AUROC of ``alpha * structural + (1 - alpha) * semantic`` at each alpha, and the best of them."""
@@ -89,7 +86,7 @@ def blend_sweep(
     structural: Sequence[float],
     semantic: Sequence[float],
     labels: Sequence[int | bool],
-    alphas: Sequence[float] = BLEND_ALPHAS,
+    alphas: Sequence[float] = SWEEP_ALPHAS,
 ) -> BlendSweep:
     """Blend two per-pair scores as S3KG's step 5 does (alpha on the structural score) and sweep alpha.
 
