@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from scoring.alpha_sweep import SWEEP_ALPHAS
+from scoring.s3kg import blend
 from scoring.stats import average_ranks
 
 
@@ -88,7 +89,8 @@ def blend_sweep(
     labels: Sequence[int | bool],
     alphas: Sequence[float] = SWEEP_ALPHAS,
 ) -> BlendSweep:
-    """Blend two per-pair scores as S3KG's step 5 does (alpha on the structural score) and sweep alpha.
+    """Blend two per-pair scores with S3KG's step 5 (``scoring.s3kg.blend``: alpha on the structural score, the sum
+    clipped to [0, 1]) and sweep alpha.
 
     Any two scores can be blended: ``benchmarks/bench_extractor_pairs.py --sentence-ceiling`` puts the sentence
     cosine in place of S3KG's semantic score, to see how far a variant's structural score could carry S3KG if its
@@ -97,8 +99,7 @@ def blend_sweep(
     if len(structural) != len(semantic):
         raise ValueError("the structural and semantic scores differ in length")
     figures = {
-        float(a): auroc([a * s + (1.0 - a) * m for s, m in zip(structural, semantic, strict=True)], labels)
-        for a in alphas
+        float(a): auroc([blend(a, s, m) for s, m in zip(structural, semantic, strict=True)], labels) for a in alphas
     }
     scored = [(value, -a) for a, value in figures.items() if value is not None]
     if not scored:

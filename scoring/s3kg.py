@@ -112,7 +112,7 @@ def _unit(value: float) -> float:
     return min(1.0, max(0.0, value))
 
 
-def _blend(alpha: float, structural: float, semantic: float) -> float:
+def blend(alpha: float, structural: float, semantic: float) -> float:
     """Step 5 as the authors' code and their published sweeps: alpha weights the structural score."""
     return _unit(alpha * structural + (1.0 - alpha) * semantic)
 
@@ -229,7 +229,7 @@ def _one_way(
     relation_map = _align(_distinct(t.relation for t in t1), _distinct(t.relation for t in t2f), encoder, threshold)
     aligned = [Triplet(entity_map[t.head], relation_map[t.relation], entity_map[t.tail]) for t in t1]
     structural = wl_similarity(relation_graph(aligned, directed), relation_graph(t2f, directed), iterations)
-    return _blend(alpha, structural, semantic), _unit(structural), semantic
+    return blend(alpha, structural, semantic), _unit(structural), semantic
 
 
 # --- the authors' code ---------------------------------------------------------------------------------
@@ -291,7 +291,7 @@ def _reference(
     w1 = WLGraph.build([map1.get(n, n) for n in g1.nodes], g1.edges, "out")
     w2 = WLGraph.build([map2.get(n, n) for n in g2.nodes], g2.edges, "out")
     structural = wl_similarity(w1, w2, iterations)
-    return _blend(alpha, structural, semantic), structural, semantic
+    return blend(alpha, structural, semantic), structural, semantic
 
 
 # --- public API ------------------------------------------------------------------------------------

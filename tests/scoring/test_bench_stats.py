@@ -39,6 +39,13 @@ def test_blend_sweep_by_hand() -> None:
     assert (sweep.best_alpha, sweep.best_auroc) == (0.5, 1.0)
 
 
+def test_blend_sweep_clips_as_s3kg_step_5_does() -> None:
+    # S3KG's blend is clipped to [0, 1]: two negative sentence cosines both blend to 0 at alpha 0 and tie (0.5),
+    # where the unclipped sums would order them (1.0).
+    sweep = blend_sweep([0.0, 0.0], [-0.2, -0.5], [1, 0], alphas=(0.0,))
+    assert sweep.auroc == {0.0: 0.5}
+
+
 def test_blend_sweep_refuses_parts_of_other_lengths() -> None:
     with pytest.raises(ValueError):
         blend_sweep([0.1, 0.2], [0.3], [0, 1])
