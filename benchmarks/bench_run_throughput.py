@@ -23,6 +23,9 @@ Prints one line per figure with its target (issue 15):
   platform's, but not free either
 - machine_cpu_busy: the share of the machine's cores busy during the run (fake provider, PostgreSQL and all);
   near 1, the machine is the limit and the ratio does not measure the platform against the provider
+- machine_speed_ms: CPU ms of a fixed pure-Python workload before and after the run (the same code's
+  cpu_ms_per_call differs between machines about as this does); machine_cpu_stolen: the share of the run the
+  hypervisor gave the machine's cores to others
 - db_autovacuum: the server's setting; off, rows read per cell grow with N whatever the platform does (runs.W001)
 It runs in a throwaway database of its own (test_bench_throughput_<pid>), created and dropped, so a test suite on
 the same server is left alone."""
@@ -100,6 +103,32 @@ def machine_cpu_ticks() -> tuple[int, int]:
     ticks = [int(t) for t in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
     idle = ticks[3] + ticks[4]
     return sum(ticks) - idle, sum(ticks)
+
+
+def machine_speed_ms(repeats: int = 3) -> float:
+    """CPU milliseconds of a fixed pure-Python workload (bytecode and small objects, the kind of work the workers
+    do), the median of ``repeats``: a yardstick to set cpu_ms_per_call of two machines side by side. The same code
+    has measured 6-9 ms of CPU per call on one two-core machine and 13-21 on another."""
+
+    def work() -> int:
+        total, seen = 0, {}
+        for i in range(300_000):
+            total = (total + i * i) % 1_000_003
+            seen[i % 97] = total
+        return total
+
+    times = []
+    for _ in range(repeats):
+        start = time.process_time()
+        work()
+        times.append(time.process_time() - start)
+    return round(1000 * sorted(times)[len(times) // 2], 1)
+
+
+def machine_steal_ticks() -> tuple[int, int]:
+    """(stolen, all) CPU ticks of the machine since boot: time the hypervisor gave the machine's cores to others."""
+    ticks = [int(t) for t in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return ticks[7], sum(ticks)
 
 
 def rss_mb(pid: int) -> float:
@@ -217,6 +246,7 @@ def main() -> None:
                 if time.monotonic() > deadline:
                     raise SystemExit("the workers did not start")
             # The workers settle first: the embeddings worker loads its encoder as it starts (a one-off per process).
+            speed_before = machine_speed_ms()
             settled, cpu_before = time.monotonic() + 60, -1.0
             while True:
                 cpu_now = sum(proc_cpu_s(p) for w in workers for p in tree(w.pid))
@@ -228,7 +258,7 @@ def main() -> None:
             cpu_before_llm = sum(proc_cpu_s(p) for w in workers[:-1] for p in tree(w.pid))
             rows_before, tables_before = db_rows_read(), rows_read_by_table()
             db_cpu_before = db_server_cpu_s()
-            machine_before = machine_cpu_ticks()
+            machine_before, steal_before = machine_cpu_ticks(), machine_steal_ticks()
             provider_cpu_before = proc_cpu_s(os.getpid())
             from evalplatform.corpus.models import Dataset
 
@@ -248,7 +278,7 @@ def main() -> None:
                     break
                 time.sleep(0.5)
             elapsed = time.perf_counter() - started
-            machine_after = machine_cpu_ticks()
+            machine_after, steal_after = machine_cpu_ticks(), machine_steal_ticks()
             provider_cpu = proc_cpu_s(os.getpid()) - provider_cpu_before
             time.sleep(1.0)  # the statistics collector flushes about every half second
             calls = len(server.requests)
@@ -303,6 +333,12 @@ def main() -> None:
             "machine_cpu_busy": round(
                 (machine_after[0] - machine_before[0]) / max(1, machine_after[1] - machine_before[1]), 3
             ),
+            # The share of the machine's time its hypervisor gave to others during the run (a shared machine)
+            "machine_cpu_stolen": round(
+                (steal_after[0] - steal_before[0]) / max(1, steal_after[1] - steal_before[1]), 3
+            ),
+            # The yardstick's CPU ms before and after the run (machine_speed_ms): cpu_ms_per_call scales with it
+            "machine_speed_ms": [speed_before, machine_speed_ms()],
             "queries_per_cell": round(queries / options.cells, 1),
             "rows_read_per_cell": round(rows / options.cells, 1),
             "worker_rss_mb": round(peak_rss, 1),

@@ -21,6 +21,7 @@ from evalplatform.llm.retry import RetryPolicy
 from evalplatform.llm.types import LLMResponse, Mode
 from evalplatform.runs.limits import shared_limiter
 from evalplatform.runs.models import CachedResponse, ModelEndpoint
+from evalplatform.single_writes import insert_ignoring_conflict
 
 # Seconds added to a concurrency slot's lease beyond its call's longest time.
 LEASE_MARGIN_S = 30.0
@@ -38,17 +39,12 @@ class DatabaseResponseCache:
         return None if row is None else LLMResponse.from_json(json.dumps(row))
 
     def put(self, key: str, response: LLMResponse) -> None:
-        # ignore_conflicts: two workers answering the same request race harmlessly; the first one stays.
-        CachedResponse.objects.bulk_create(
-            [
-                CachedResponse(
-                    key=key,
-                    provider=self.provider,
-                    model_id=self.model_id,
-                    response=json.loads(response.to_json()),
-                )
-            ],
-            ignore_conflicts=True,
+        # Two workers answering the same request race harmlessly: the first one stays. One statement, no
+        # transaction of its own (every provider call stores its response here).
+        insert_ignoring_conflict(
+            CachedResponse(
+                key=key, provider=self.provider, model_id=self.model_id, response=json.loads(response.to_json())
+            )
         )
 
 

@@ -7,6 +7,7 @@ so a redelivered task neither duplicates nor overwrites."""
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from django.db import transaction
 
@@ -53,7 +54,9 @@ def answer_request(
 
 def generation_answer(*, generation: Generation, client: LLMClient, spec: RunSpec, use_cache: bool = True) -> bool:
     """Ask the cell's model its question under the cell's condition and store the answer. Provider errors other
-    than transient ones mark the cell failed; transient ones propagate to the task, which retries."""
+    than transient ones mark the cell failed; transient ones propagate to the task, which retries. Returns whether
+    this call stored the cell's outcome (answer or failure), which it then also sets on ``generation``: the caller
+    need not read the row back. False: another worker had stored it first."""
     template = answer_template(generation.condition)  # type: ignore[arg-type]
     request = answer_request(
         question=generation.question,
@@ -67,29 +70,37 @@ def generation_answer(*, generation: Generation, client: LLMClient, spec: RunSpe
     try:
         response = client.call(request, prompt_version=template.version_tag, use_cache=use_cache)
     except ProviderError as exc:
+        outcome: dict[str, Any] = {
+            "status": Generation.Status.FAILED,
+            "error": stored_error(str(exc)),
+            "prompt_hash": prompt_hash,
+            "prompt_version": template.version_tag,
+        }
         with transaction.atomic():
-            failed = pending.update(
-                status=Generation.Status.FAILED,
-                error=stored_error(str(exc)),
-                prompt_hash=prompt_hash,
-                prompt_version=template.version_tag,
-            )
+            failed = pending.update(**outcome)
             if failed:
                 run_count_failed_cell(run_id=generation.run_id)
+        if failed:
+            for field, value in outcome.items():
+                setattr(generation, field, value)
         return bool(failed)
+    answered: dict[str, Any] = {
+        "status": Generation.Status.DONE,
+        "text": response.text.strip(),
+        "tokens_in": response.input_tokens,
+        "tokens_out": response.output_tokens,
+        "latency_s": 0.0 if response.cached else response.latency_s,
+        "cost_usd": Decimal(str(round(response.cost_usd, 6))),
+        "cached": response.cached,
+        "prompt_hash": prompt_hash,
+        "prompt_version": template.version_tag,
+    }
     with transaction.atomic():
-        updated = pending.update(
-            status=Generation.Status.DONE,
-            text=response.text.strip(),
-            tokens_in=response.input_tokens,
-            tokens_out=response.output_tokens,
-            latency_s=0.0 if response.cached else response.latency_s,
-            cost_usd=Decimal(str(round(response.cost_usd, 6))),
-            cached=response.cached,
-            prompt_hash=prompt_hash,
-            prompt_version=template.version_tag,
-        )
+        updated = pending.update(**answered)
         if updated:
             run_add_cost(run_id=generation.run_id, cost_usd=response.cost_usd)
             run_count(run_id=generation.run_id, stage=ANSWER_STAGE)
+    if updated:
+        for field, value in answered.items():
+            setattr(generation, field, value)
     return bool(updated)

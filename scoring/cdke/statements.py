@@ -13,10 +13,11 @@ import time
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
 from django.utils import timezone
 
 from evalplatform.hashing import text_hash
+from evalplatform.single_writes import savepoint_if_in_transaction
 from scoring.cdke.verdicts import parse_statements
 from scoring.models import ScoreStatus, StatementSet
 
@@ -79,7 +80,7 @@ def statements_for(
 def _claim_new(key: dict[str, object], question_id: int | None) -> StatementSet | None:
     """The pending row this worker claimed, or None when another worker claimed it first."""
     try:
-        with transaction.atomic():
+        with savepoint_if_in_transaction():
             return StatementSet.objects.create(**key, question_id=question_id, ready=False, claimed_at=timezone.now())
     except IntegrityError:
         return None  # another worker claimed it first

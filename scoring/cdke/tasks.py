@@ -130,9 +130,10 @@ def _answer(self: Task, generation_id: int) -> None:
         return
     spec = RunSpec.from_dict(run.spec)
     if generation.status == Generation.Status.PENDING:
+        stored = False  # by this task: then the cell carries what was stored, and is not read again
         try:
             client = client_for(generation.model, budget=run_services.run_budget(run), use_cache=spec.use_cache)
-            generation_answer(generation=generation, client=client, spec=spec, use_cache=spec.use_cache)
+            stored = generation_answer(generation=generation, client=client, spec=spec, use_cache=spec.use_cache)
         except BudgetExceeded as exc:
             _stop_at_budget(run, exc)
             return
@@ -141,7 +142,8 @@ def _answer(self: Task, generation_id: int) -> None:
                 run_services.generation_mark_failed(generation_id=generation_id, error=f"kept failing: {exc}")
             else:
                 raise self.retry(exc=exc, countdown=retry_countdown(self.request.retries)) from exc
-        generation.refresh_from_db()
+        if not stored:
+            generation.refresh_from_db(fields=["status"])
     if generation.status == Generation.Status.DONE:
         for stage in stages_for(spec):
             stage.after_answer(generation, spec)
