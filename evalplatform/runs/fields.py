@@ -24,8 +24,28 @@ def stored_error(text: str, limit: int = ERROR_LIMIT) -> str:
 
 
 def stored_secrets() -> list[str]:
-    """The values of the environment's secret variables, and of the allow-listed key variables."""
-    return environment_secrets(os.environ, also=settings.API_KEY_ENV_ALLOWLIST)
+    """The values of the environment's secret variables, and of the allow-listed key variables: scanned again only
+    when the environment or the allow-list changed (every scrubbed value stored asks, about three per provider call,
+    and a scan decodes every variable's name and value)."""
+    global _secrets_seen
+    snapshot = (_environment_snapshot(), tuple(settings.API_KEY_ENV_ALLOWLIST))
+    seen = _secrets_seen
+    if seen is not None and seen[0] == snapshot:
+        return seen[1]
+    secrets = environment_secrets(os.environ, also=snapshot[1])
+    _secrets_seen = (snapshot, secrets)
+    return secrets
+
+
+# The environment and allow-list last scanned, with their secrets (replaced whole, so threads may read it freely).
+_secrets_seen: tuple[tuple[object, tuple[str, ...]], list[str]] | None = None
+
+
+def _environment_snapshot() -> object:
+    """The environment's variables as os.environ holds them, encoded (its own mapping's items, copied in C without
+    decoding each; os.environ keeps them whatever changes them through it)."""
+    data = getattr(os.environ, "_data", None)
+    return tuple(data.items()) if isinstance(data, dict) else tuple(os.environ.items())
 
 
 class ScrubbedTextField(models.TextField):
