@@ -10,6 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Field
 
 from evalplatform.corpus.models import Question
 from evalplatform.hashing import text_hash
@@ -81,8 +82,7 @@ def generation_answer(*, generation: Generation, client: LLMClient, spec: RunSpe
             if failed:
                 run_count_failed_cell(run_id=generation.run_id)
         if failed:
-            for field, value in outcome.items():
-                setattr(generation, field, value)
+            _set_as_stored(generation, outcome)
         return bool(failed)
     answered: dict[str, Any] = {
         "status": Generation.Status.DONE,
@@ -101,6 +101,13 @@ def generation_answer(*, generation: Generation, client: LLMClient, spec: RunSpe
             run_add_cost(run_id=generation.run_id, cost_usd=response.cost_usd)
             run_count(run_id=generation.run_id, stage=ANSWER_STAGE)
     if updated:
-        for field, value in answered.items():
-            setattr(generation, field, value)
+        _set_as_stored(generation, answered)
     return bool(updated)
+
+
+def _set_as_stored(generation: Generation, values: dict[str, Any]) -> None:
+    """Set on the instance what the update stored (its text scrubbed of secrets as its field stores it)."""
+    for name, value in values.items():
+        field = Generation._meta.get_field(name)
+        assert isinstance(field, Field)  # a column of the cell's own
+        setattr(generation, name, field.get_prep_value(value))
