@@ -98,11 +98,12 @@ def tree(pid: int) -> list[int]:
     return [pid] + [p for child in out for p in tree(int(child))]
 
 
-def machine_cpu_ticks() -> tuple[int, int]:
-    """(busy, all) CPU ticks of the whole machine since boot, every core (``/proc/stat``; idle and iowait not busy)."""
+def machine_cpu_ticks() -> tuple[int, int, int]:
+    """(busy, stolen, all) CPU ticks of the whole machine since boot, every core (``/proc/stat``; idle and iowait
+    not busy; stolen: time the hypervisor gave the machine's cores to others)."""
     ticks = [int(t) for t in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
     idle = ticks[3] + ticks[4]
-    return sum(ticks) - idle, sum(ticks)
+    return sum(ticks) - idle, ticks[7], sum(ticks)
 
 
 def machine_speed_ms(repeats: int = 3) -> float:
@@ -123,12 +124,6 @@ def machine_speed_ms(repeats: int = 3) -> float:
         work()
         times.append(time.process_time() - start)
     return round(1000 * sorted(times)[len(times) // 2], 1)
-
-
-def machine_steal_ticks() -> tuple[int, int]:
-    """(stolen, all) CPU ticks of the machine since boot: time the hypervisor gave the machine's cores to others."""
-    ticks = [int(t) for t in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    return ticks[7], sum(ticks)
 
 
 def rss_mb(pid: int) -> float:
@@ -258,7 +253,7 @@ def main() -> None:
             cpu_before_llm = sum(proc_cpu_s(p) for w in workers[:-1] for p in tree(w.pid))
             rows_before, tables_before = db_rows_read(), rows_read_by_table()
             db_cpu_before = db_server_cpu_s()
-            machine_before, steal_before = machine_cpu_ticks(), machine_steal_ticks()
+            machine_before = machine_cpu_ticks()
             provider_cpu_before = proc_cpu_s(os.getpid())
             from evalplatform.corpus.models import Dataset
 
@@ -278,7 +273,7 @@ def main() -> None:
                     break
                 time.sleep(0.5)
             elapsed = time.perf_counter() - started
-            machine_after, steal_after = machine_cpu_ticks(), machine_steal_ticks()
+            machine_after = machine_cpu_ticks()
             provider_cpu = proc_cpu_s(os.getpid()) - provider_cpu_before
             time.sleep(1.0)  # the statistics collector flushes about every half second
             calls = len(server.requests)
@@ -331,11 +326,11 @@ def main() -> None:
             # The whole machine's cores busy during the run (the fake provider and PostgreSQL included): near 1, the
             # ratio measures the machine, not the provider.
             "machine_cpu_busy": round(
-                (machine_after[0] - machine_before[0]) / max(1, machine_after[1] - machine_before[1]), 3
+                (machine_after[0] - machine_before[0]) / max(1, machine_after[2] - machine_before[2]), 3
             ),
             # The share of the machine's time its hypervisor gave to others during the run (a shared machine)
             "machine_cpu_stolen": round(
-                (steal_after[0] - steal_before[0]) / max(1, steal_after[1] - steal_before[1]), 3
+                (machine_after[1] - machine_before[1]) / max(1, machine_after[2] - machine_before[2]), 3
             ),
             # The yardstick's CPU ms before and after the run (machine_speed_ms): cpu_ms_per_call scales with it
             "machine_speed_ms": [speed_before, machine_speed_ms()],

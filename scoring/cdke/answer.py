@@ -10,7 +10,6 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Field
 
 from evalplatform.corpus.models import Question
 from evalplatform.hashing import text_hash
@@ -22,6 +21,7 @@ from evalplatform.runs.fields import stored_error
 from evalplatform.runs.models import Generation, ModelEndpoint
 from evalplatform.runs.services import run_add_cost, run_count, run_count_failed_cell
 from evalplatform.runs.spec import RunSpec
+from evalplatform.single_writes import set_as_stored
 from scoring.cdke.prompts import answer_template, answer_values
 
 # The answer stage's registered name (scoring.cdke.stages).
@@ -82,7 +82,7 @@ def generation_answer(*, generation: Generation, client: LLMClient, spec: RunSpe
             if failed:
                 run_count_failed_cell(run_id=generation.run_id)
         if failed:
-            _set_as_stored(generation, outcome)
+            set_as_stored(generation, outcome)
         return bool(failed)
     answered: dict[str, Any] = {
         "status": Generation.Status.DONE,
@@ -101,13 +101,5 @@ def generation_answer(*, generation: Generation, client: LLMClient, spec: RunSpe
             run_add_cost(run_id=generation.run_id, cost_usd=response.cost_usd)
             run_count(run_id=generation.run_id, stage=ANSWER_STAGE)
     if updated:
-        _set_as_stored(generation, answered)
+        set_as_stored(generation, answered)
     return bool(updated)
-
-
-def _set_as_stored(generation: Generation, values: dict[str, Any]) -> None:
-    """Set on the instance what the update stored (its text scrubbed of secrets as its field stores it)."""
-    for name, value in values.items():
-        field = Generation._meta.get_field(name)
-        assert isinstance(field, Field)  # a column of the cell's own
-        setattr(generation, name, field.get_prep_value(value))

@@ -17,7 +17,7 @@ from django.db import IntegrityError
 from django.utils import timezone
 
 from evalplatform.hashing import text_hash
-from evalplatform.single_writes import savepoint_if_in_transaction
+from evalplatform.single_writes import savepoint_if_in_transaction, set_as_stored
 from scoring.cdke.verdicts import parse_statements
 from scoring.models import ScoreStatus, StatementSet
 
@@ -70,10 +70,7 @@ def statements_for(
         "ready": True,
     }
     StatementSet.objects.filter(**key).update(**done)
-    # The row as stored, without reading it back: raw_output as its field scrubs it on the way in.
-    stored_raw = StatementSet._meta.get_field("raw_output").get_prep_value(outcome.raw)
-    for field, value in (done | {"raw_output": stored_raw}).items():
-        setattr(found, field, value)
+    set_as_stored(found, done)  # the row as stored (raw_output scrubbed), without reading it back
     return found
 
 
