@@ -148,7 +148,6 @@ def _graphs_failed(generation_id: int, error: str) -> None:
         return
     kg = KGSpec.from_dict(generation.run.spec["kg"])
     graph_scores_mark_failed(generation=generation, kg=kg, reason=error, encoder_name=get_encoder(kg.encoder).name)
-    run_services.run_finish_if_complete(run_id=generation.run_id)
 
 
 def _graphs(self: Task, generation_id: int) -> None:
@@ -176,6 +175,5 @@ def _graphs(self: Task, generation_id: int) -> None:
         graph_scores_mark_failed(
             generation=generation, kg=kg, reason=f"extraction failed: {exc}", encoder_name=get_encoder(kg.encoder).name
         )
-    run_services.run_finish_if_complete(run_id=run.pk)
     if run_selectors.stage_complete(run_id=run.pk, stage=GRAPH_STAGE):
         run_tau(run=run, kg=kg)

@@ -101,7 +101,12 @@ def run_budget(run: Run) -> Budget | None:
 
 def run_add_cost(*, run_id: int, cost_usd: float) -> None:
     if cost_usd:
-        Run.objects.filter(pk=run_id).update(cost_usd=F("cost_usd") + Decimal(str(round(cost_usd, 6))))
+        Run.objects.filter(pk=run_id).update(cost_usd=F("cost_usd") + _usd(cost_usd))
+
+
+def _usd(cost_usd: float) -> Decimal:
+    """A cost as the run's cost column keeps it (six decimals)."""
+    return Decimal(str(round(cost_usd, 6)))
 
 
 def run_start(*, run: Run) -> bool:
@@ -186,19 +191,17 @@ def run_plan_cells(
     return Generation.objects.filter(run=run).order_by().count()
 
 
-def run_count(*, run_id: int, stage: str, done: int = 1, failed: int = 0) -> None:
-    """Count units of one stage that finished. Call it inside the transaction that stored them, and only when
-    this writer stored them (a conditional update that changed a row, an insert that did not conflict)."""
+def run_count(*, run_id: int, stage: str, done: int = 1, failed: int = 0, cost_usd: float = 0.0) -> None:
+    """Count units of one stage that finished (and what they cost, in the same statement), and finish the run when
+    this count completes it. Call it inside the transaction that stored them, and only when this writer stored
+    them (a conditional update that changed a row, an insert that did not conflict)."""
     counted = StageProgress.objects.filter(run_id=run_id, stage=stage).update(
         done=F("done") + done, failed=F("failed") + failed
     )
     if counted:  # a stage the run does not have (a second graph pass over a CDK-E run) counts nothing
-        Run.objects.filter(pk=run_id).update(
-            progress_done=F("progress_done") + done,
-            progress_failed=F("progress_failed") + failed,
-            progress_at=timezone.now(),
-            watchdog_kicks=0,
-        )
+        _run_progress_add(run_id=run_id, done=done, failed=failed, cost_usd=cost_usd)
+    else:
+        run_add_cost(run_id=run_id, cost_usd=cost_usd)
 
 
 def run_count_failed_cell(*, run_id: int) -> None:
@@ -207,17 +210,31 @@ def run_count_failed_cell(*, run_id: int) -> None:
     StageProgress.objects.filter(run_id=run_id).update(
         done=F("done") + F("per_cell"), failed=F("failed") + F("per_cell")
     )
-    Run.objects.filter(pk=run_id).update(
-        progress_done=F("progress_done") + per_cell,
-        progress_failed=F("progress_failed") + per_cell,
-        progress_at=timezone.now(),
-        watchdog_kicks=0,
-    )
+    _run_progress_add(run_id=run_id, done=per_cell, failed=per_cell)
+
+
+def _run_progress_add(*, run_id: int, done: int, failed: int, cost_usd: float = 0.0) -> None:
+    """Add to the run's counters. Only a count can complete a run, so the count that reaches the total finishes
+    it: a count that leaves units to do is one UPDATE (a condition on the row it updates), and only the one that
+    matches nothing there (the last, or a run gone) adds and finishes in two more. Before, every task ended with a
+    conditional UPDATE to finish the run, three or four a cell (issue 15, goal 2)."""
+    added = {
+        "progress_done": F("progress_done") + done,
+        "progress_failed": F("progress_failed") + failed,
+        "progress_at": timezone.now(),
+        "watchdog_kicks": 0,
+    }
+    if cost_usd:
+        added["cost_usd"] = F("cost_usd") + _usd(cost_usd)
+    if not Run.objects.filter(pk=run_id, progress_done__lt=F("progress_total") - done).update(**added):
+        Run.objects.filter(pk=run_id).update(**added)
+        run_finish_if_complete(run_id=run_id)
 
 
 def run_finish_if_complete(*, run_id: int) -> bool:
     """running → done once every unit is finished (one conditional update: whoever counts the last unit), and
-    ``run_finished`` sent when that commits."""
+    ``run_finished`` sent when that commits. The counters call it when they reach the total; the rest only where
+    a run may be complete without a count (a run with nothing left to do when it starts, a reconciliation)."""
     finished = bool(
         Run.objects.filter(pk=run_id, status=Run.Status.RUNNING, progress_done__gte=F("progress_total")).update(
             status=Run.Status.DONE, finished_at=timezone.now()

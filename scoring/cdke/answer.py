@@ -19,7 +19,7 @@ from evalplatform.llm.types import LLMRequest
 from evalplatform.runs.clients import mode_for
 from evalplatform.runs.fields import stored_error
 from evalplatform.runs.models import Generation, ModelEndpoint
-from evalplatform.runs.services import run_add_cost, run_count, run_count_failed_cell
+from evalplatform.runs.services import run_count, run_count_failed_cell
 from evalplatform.runs.spec import RunSpec
 from evalplatform.single_writes import set_as_stored
 from scoring.cdke.prompts import answer_template, answer_values
@@ -98,8 +98,7 @@ def generation_answer(*, generation: Generation, client: LLMClient, spec: RunSpe
     with transaction.atomic():
         updated = pending.update(**answered)
         if updated:
-            run_add_cost(run_id=generation.run_id, cost_usd=response.cost_usd)
-            run_count(run_id=generation.run_id, stage=ANSWER_STAGE)
+            run_count(run_id=generation.run_id, stage=ANSWER_STAGE, cost_usd=response.cost_usd)
     if updated:
         set_as_stored(generation, answered)
     return bool(updated)

@@ -17,6 +17,7 @@ from django.db import transaction
 from evalplatform.runs.models import Generation, Run
 from evalplatform.runs.services import run_count
 from evalplatform.runs.spec import RunSpec
+from evalplatform.single_writes import insert_ignoring_conflict
 from scoring.cdke.metrics import answer_correctness, clip_unit
 from scoring.embeddings import Encoder
 from scoring.models import GenerationScore, ScoreStatus, SimilarityTodo
@@ -32,10 +33,13 @@ Metric = GenerationScore.Metric
 
 
 def ass_todo_add(*, run_id: int, generation_ids: Iterable[int]) -> None:
-    """Queue these answered cells for their ASS (once: a cell already queued stays queued)."""
-    SimilarityTodo.objects.bulk_create(
-        [SimilarityTodo(generation_id=pk, run_id=run_id) for pk in generation_ids], ignore_conflicts=True
-    )
+    """Queue these answered cells for their ASS (once: a cell already queued stays queued). One cell, as every
+    answer queues its own, is one statement in autocommit (``insert_ignoring_conflict``: no BEGIN and COMMIT)."""
+    todo = [SimilarityTodo(generation_id=pk, run_id=run_id) for pk in generation_ids]
+    if len(todo) == 1:
+        insert_ignoring_conflict(todo[0])
+    else:
+        SimilarityTodo.objects.bulk_create(todo, ignore_conflicts=True)
 
 
 def ass_todo_refill(run: Run, encoder_name: str) -> int:

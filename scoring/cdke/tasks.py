@@ -117,10 +117,7 @@ def generation_answer_task(self: Task, generation_id: int) -> None:
 
 
 def _answer_failed(generation_id: int, error: str) -> None:
-    run_services.generation_mark_failed(generation_id=generation_id, error=error)
-    run_id = Generation.objects.filter(pk=generation_id).values_list("run_id", flat=True).first()
-    if run_id is not None:
-        run_services.run_finish_if_complete(run_id=run_id)
+    run_services.generation_mark_failed(generation_id=generation_id, error=error)  # the count finishes the run
 
 
 def _answer(self: Task, generation_id: int) -> None:
@@ -147,7 +144,6 @@ def _answer(self: Task, generation_id: int) -> None:
     if generation.status == Generation.Status.DONE:
         for stage in stages_for(spec):
             stage.after_answer(generation, spec)
-    run_services.run_finish_if_complete(run_id=run.pk)
 
 
 @shared_task(name="cdke.similarity_batch", acks_late=True, reject_on_worker_lost=True, ignore_result=IGNORE_RESULT)
@@ -158,7 +154,6 @@ def similarity_batch_task(run_id: int) -> int:
     if run is None or not run_selectors.run_is_active(run_id):
         return 0
     batch = ass_batch(run=run, encoder=get_encoder(RunSpec.from_dict(run.spec).embedder))
-    run_services.run_finish_if_complete(run_id=run_id)
     if batch.taken == ASS_BATCH:
         similarity_batch_task.delay(run_id)
     return batch.stored
@@ -209,7 +204,6 @@ def _score_failed(generation_id: int, evaluator_id: int, error: str) -> None:
         prompt_set=spec.judge_prompts,
         fc_weight=spec.fc_weight,
     )
-    run_services.run_finish_if_complete(run_id=generation.run_id)
 
 
 def _score(self: Task, generation_id: int, evaluator_id: int) -> None:
@@ -241,7 +235,6 @@ def _score(self: Task, generation_id: int, evaluator_id: int) -> None:
         raise self.retry(exc=exc, countdown=retry_countdown(self.request.retries)) from exc
     finally:
         run_services.run_add_cost(run_id=run.pk, cost_usd=judge.cost_usd)
-    run_services.run_finish_if_complete(run_id=run.pk)
 
 
 @shared_task(name="cdke.retest_score", bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=MAX_RETRIES)

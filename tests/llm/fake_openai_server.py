@@ -5,7 +5,8 @@ Behaviours are consumed one per request, in order; when the script is empty the 
 - ``ok(text)``: a normal 200 completion with ``text``;
 - ``delay(seconds, text)``: the same after sleeping (past the client's timeout, for timeout tests);
 - ``status(code)``: an OpenAI-style JSON error with that HTTP status (429, 500, 400, ...);
-- ``garbage_body()``: a 200 whose body is not JSON at all.
+- ``garbage_body()``: a 200 whose body is not JSON at all;
+- ``json_body(payload)``: a 200 whose body is this JSON (a completion missing a part, say).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class Behaviour:
     text: str = ""
     seconds: float = 0.0
     code: int = 200
+    payload: Any = None
 
 
 def ok(text: str) -> Behaviour:
@@ -56,6 +58,10 @@ def status(code: int) -> Behaviour:
 
 def garbage_body() -> Behaviour:
     return Behaviour("garbage")
+
+
+def json_body(payload: Any) -> Behaviour:
+    return Behaviour("json", payload=payload)
 
 
 @dataclass
@@ -96,6 +102,8 @@ class FakeOpenAIServer:
                     self._json(behaviour.code, {"error": error}, headers)
                 elif behaviour.kind == "garbage":
                     self._raw(200, b"<html>this is not json", "application/json")
+                elif behaviour.kind == "json":
+                    self._raw(200, json.dumps(behaviour.payload).encode(), "application/json")
                 elif self.path.endswith("/chat/completions"):
                     self._json(200, _chat(body, behaviour.text))
                 elif self.path.endswith("/completions"):

@@ -9,7 +9,7 @@ from evalplatform.llm.errors import ProviderError
 from evalplatform.llm.providers.openai_provider import OpenAIProvider
 from evalplatform.llm.retry import RetryPolicy
 from evalplatform.llm.types import ChatMessage, LLMRequest
-from tests.llm.fake_openai_server import FakeOpenAIServer, garbage_body, ok
+from tests.llm.fake_openai_server import FakeOpenAIServer, garbage_body, json_body, ok
 
 SCHEMA = {"type": "object", "properties": {"verdict": {"type": "string"}}, "required": ["verdict"]}
 
@@ -74,6 +74,46 @@ def test_garbage_body_is_a_permanent_provider_error(fake_server: FakeOpenAIServe
     with pytest.raises(ProviderError, match="malformed response"):
         client.call(LLMRequest(model="m", prompt="p"), prompt_version="v")
     assert len(fake_server.requests) == 1
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"object": "error", "detail": "not a completion"},  # no choices
+        {"choices": []},
+        {"choices": [None]},
+        ["a", "list"],
+        {"choices": [{"index": 0}]},  # a chat choice without its message
+    ],
+)
+def test_json_that_is_not_a_completion_is_a_malformed_response(fake_server: FakeOpenAIServer, payload: object) -> None:
+    fake_server.script(json_body(payload))
+    provider = OpenAIProvider(base_url=fake_server.base_url)
+    with pytest.raises(ProviderError, match="malformed response"):
+        provider.complete(LLMRequest(model="m", messages=(ChatMessage("user", "u"),)))
+
+
+def test_the_raw_response_is_the_servers_json_with_its_own_fields(fake_server: FakeOpenAIServer) -> None:
+    """A null content is an empty answer; what the server adds (llama.cpp's timings) is kept in the raw response."""
+    reply = {
+        "id": "c1",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": None}, "finish_reason": "length"}],
+        "usage": {"prompt_tokens": 4, "completion_tokens": 9, "total_tokens": 13},
+        "timings": {"predicted_ms": 12.5},
+    }
+    fake_server.script(json_body(reply))
+    response = OpenAIProvider(base_url=fake_server.base_url).complete(
+        LLMRequest(model="m", messages=(ChatMessage("user", "u"),))
+    )
+    assert (response.text, response.finish_reason, response.input_tokens, response.output_tokens) == (
+        "",
+        "length",
+        4,
+        9,
+    )
+    assert response.raw["timings"] == {"predicted_ms": 12.5}
+    assert response.raw["choices"][0]["message"]["content"] is None
 
 
 def test_missing_key_for_the_openai_api_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,12 +18,16 @@ from evalplatform.corpus.models import Dataset
 from evalplatform.llm.types import LLMResponse
 from evalplatform.runs.clients import DatabaseResponseCache, client_for
 from evalplatform.runs.models import CachedResponse, Generation, ModelEndpoint, Run, StageProgress
+from evalplatform.runs.signals import run_finished
 from evalplatform.runs.spec import RunSpec
 from scoring.cdke.answer import ANSWER_STAGE, generation_answer
+from scoring.cdke.judge import JUDGE_STAGE, MetricResult, scores_store
+from scoring.cdke.similarity import ass_todo_add
 from scoring.cdke.statements import _claim_new
-from scoring.models import StatementSet
+from scoring.models import GenerationScore, ScoreStatus, SimilarityTodo, StatementSet
 
 EndpointFactory = Callable[..., ModelEndpoint]
+Metric = GenerationScore.Metric
 
 
 @contextmanager
@@ -98,3 +102,98 @@ def test_an_answer_stored_is_on_the_cell_without_reading_it_back(
     assert stored.status == Generation.Status.DONE and stored.text
     assert (cell.status, cell.text) == (stored.status, stored.text)
     assert not any(sql.startswith("SELECT") and "runs_generation" in sql for sql, _ in seen)
+
+
+def _unit_unscored(run: Run, judge: ModelEndpoint) -> Generation:
+    """The run's first cell with the judge's unit of it undone (its rows gone, its count taken back)."""
+    cell = Generation.objects.select_related("question").filter(run=run).first()
+    assert cell is not None
+    GenerationScore.objects.filter(generation=cell, scorer=judge.name).delete()
+    StageProgress.objects.filter(run=run, stage=JUDGE_STAGE).update(done=F("done") - 1)
+    Run.objects.filter(pk=run.pk).update(progress_done=F("progress_done") - 1)
+    return cell
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("fc_status", [ScoreStatus.OK, ScoreStatus.FAILED])
+def test_a_judged_unit_is_stored_without_a_savepoint_or_a_second_look_for_failures(
+    launch: Callable[..., Run], sample_dataset: Dataset, endpoint_factory: EndpointFactory, fc_status: str
+) -> None:
+    """The unit's LAV was written in a savepoint of its own (SAVEPOINT, INSERT, RELEASE) and its failures were
+    then looked up with one more query. Under the cell's lock the rows read once say both: whether another writer
+    completed the unit, and whether any of its metrics failed."""
+    endpoint_factory("cand")
+    judge = endpoint_factory("judge")
+    run = launch(sample_dataset, models=["cand"], evaluators=["judge"], limit=1)
+    assert run.status == Run.Status.DONE
+    cell = _unit_unscored(run, judge)
+    fc_value = 1.0 if fc_status == ScoreStatus.OK else None
+    results = [
+        MetricResult(Metric.FC, fc_value, fc_status, "fc raw", {}),
+        MetricResult(Metric.ACC, 1.0, ScoreStatus.OK, "acc raw", {}),
+        MetricResult(Metric.CM, 1.0, ScoreStatus.OK, "cm raw", {}),
+        MetricResult(Metric.LAV, 1.0, ScoreStatus.OK, "lav raw", {}),
+    ]
+    with statements_seen() as seen:
+        completed = scores_store(generation=cell, evaluator=judge, results=results, prompt_set="2", fc_weight=0.75)
+    assert completed
+    statements = [sql.split()[0].upper() for sql, _ in seen]
+    assert "SAVEPOINT" not in statements and "RELEASE" not in statements
+    assert sum(1 for sql, _ in seen if sql.startswith("SELECT") and "scoring_generationscore" in sql) == 1
+    stored = {s.metric: s for s in GenerationScore.objects.filter(generation=cell, scorer=judge.name)}
+    assert set(stored) == {Metric.FC, Metric.AC, Metric.ACC, Metric.CM, Metric.LAV}
+    assert stored[Metric.AC].status == fc_status  # an FC that failed fails AC with it
+    judged = StageProgress.objects.get(run=run, stage=JUDGE_STAGE)
+    assert judged.done == judged.total
+    assert judged.failed == (0 if fc_status == ScoreStatus.OK else 1)
+    # A second writer of the same unit (a redelivered task) stores nothing and counts nothing.
+    assert not scores_store(generation=cell, evaluator=judge, results=results, prompt_set="2", fc_weight=0.75)
+    again = StageProgress.objects.get(run=run, stage=JUDGE_STAGE)
+    assert (again.done, again.failed) == (judged.done, judged.failed)
+    assert GenerationScore.objects.filter(generation=cell, scorer=judge.name).count() == 5
+
+
+@pytest.mark.django_db(transaction=True)
+def test_queueing_one_answered_cell_for_its_ass_is_one_statement_in_autocommit(
+    launch: Callable[..., Run], sample_dataset: Dataset, endpoint_factory: EndpointFactory
+) -> None:
+    """Every answered cell joins the ASS queue; as a one-row bulk_create it paid a BEGIN and a COMMIT too."""
+    endpoint_factory("cand")
+    run = launch(sample_dataset, models=["cand"], limit=1)
+    cell = Generation.objects.filter(run=run).first()
+    assert cell is not None
+    with statements_seen() as seen:
+        ass_todo_add(run_id=run.pk, generation_ids=[cell.pk])
+    assert [in_block for _, in_block in seen] == [False] and seen[0][0].startswith("INSERT")
+    ass_todo_add(run_id=run.pk, generation_ids=[cell.pk])  # queued already: stays queued once
+    assert SimilarityTodo.objects.filter(generation=cell).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_is_finished_by_the_count_that_completes_it_and_by_no_other_statement(
+    launch: Callable[..., Run], sample_dataset: Dataset, endpoint_factory: EndpointFactory
+) -> None:
+    """Every answer, ASS batch and judging task ended with a conditional UPDATE of the run to finish it: three or
+    four statements a cell, of which one, the last, changed a row. Only a count can complete a run, so the count
+    that reaches the total finishes it, and a count that does not costs one UPDATE of the run, not two."""
+    endpoint_factory("cand")
+    endpoint_factory("judge")
+    finished: list[int] = []
+
+    def on_finished(sender: object, run_id: int, **kwargs: object) -> None:
+        finished.append(run_id)
+
+    run_finished.connect(on_finished)
+    try:
+        with statements_seen() as seen:
+            run = launch(sample_dataset, models=["cand"], evaluators=["judge"], limit=3)
+    finally:
+        run_finished.disconnect(on_finished)
+    assert run.status == Run.Status.DONE and run.progress_done == run.progress_total == 3 * 3
+    assert finished == [run.pk]
+    run_updates = [sql for sql, _ in seen if sql.startswith('UPDATE "runs_run" SET')]
+    # queued -> running, the launch's own look (a run with nothing to do finishes at once), running -> done
+    assert sum(1 for sql in run_updates if '"status" =' in sql) == 3
+    counts = sum(1 for sql, _ in seen if sql.startswith('UPDATE "runs_stageprogress" SET "done"'))
+    assert 0 < counts <= 3 * 3  # a count per unit, ASS a batch at a time
+    assert sum(1 for sql in run_updates if '"progress_done" = (' in sql) == counts + 1  # the last one once more
