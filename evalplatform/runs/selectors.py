@@ -48,6 +48,11 @@ def endpoints_for_launch(user: AnyUser) -> QuerySet[ModelEndpoint]:
     return ModelEndpoint.objects.filter(is_active=True).exclude(provider=ModelEndpoint.Provider.IMPORTED)
 
 
+def run_evaluators(spec: RunSpec) -> list[ModelEndpoint]:
+    """The run's evaluators by name, active or not: a run launched with an evaluator finishes with it."""
+    return list(ModelEndpoint.objects.filter(name__in=spec.evaluators).order_by("name"))
+
+
 def endpoints_named(names: list[str], field_name: str) -> list[ModelEndpoint]:
     """The active endpoints of these names, in the order given; ``SpecError`` on the spec field for a missing one,
     or one whose api_key_env does not name a key variable (a row written round ModelEndpoint.clean)."""

@@ -17,8 +17,8 @@ from django.db.models import Q
 
 from evalplatform.corpus.models import Question
 from evalplatform.llm.pricing import CostEstimate, estimate_cost
-from evalplatform.runs.models import Generation, ModelEndpoint, Run
-from evalplatform.runs.selectors import endpoints_named
+from evalplatform.runs.models import Generation, Run
+from evalplatform.runs.selectors import endpoints_named, run_evaluators
 from evalplatform.runs.spec import RunSpec
 from evalplatform.runs.stages import Stage
 from scoring import selectors
@@ -31,6 +31,7 @@ from scoring.cdke.tasks import (
     feed_answers_task,
     feed_cursor_reset,
     generation_score_task,
+    judge_where_answered,
     similarity_batch_soon,
     similarity_batch_task,
 )
@@ -69,11 +70,6 @@ def _estimate_values(question: Question, condition: str, with_context: bool) -> 
     """A judge call's values for the estimate, with the ground truth standing in for the answer."""
     cell = Generation(question=question, condition=condition, text=question.ground_truth)
     return judge_values(cell, with_context=with_context)
-
-
-def _evaluators(spec: RunSpec) -> list[ModelEndpoint]:
-    """The run's evaluators, active or not: a run launched with an evaluator finishes with it."""
-    return list(ModelEndpoint.objects.filter(name__in=spec.evaluators).order_by("name"))
 
 
 class AnswerStage(Stage):
@@ -221,15 +217,16 @@ class JudgeStage(Stage):
 
     def schedule(self, run: Run) -> int:
         sent = 0
-        for evaluator in _evaluators(RunSpec.from_dict(run.spec)):
+        for evaluator in run_evaluators(RunSpec.from_dict(run.spec)):
             for generation_id in list(selectors.generations_to_score(run, evaluator).values_list("pk", flat=True)):
                 generation_score_task.delay(generation_id, evaluator.pk)
                 sent += 1
         return sent
 
     def after_answer(self, generation: Generation, spec: RunSpec) -> None:
-        for evaluator in _evaluators(spec):
-            generation_score_task.delay(generation.pk, evaluator.pk)
+        """Judged in the answering task (``judge_where_answered``); inline (eager), as the last attempt, as the
+        evaluator's own task would be."""
+        judge_where_answered(generation, spec, last_attempt=generation_score_task.app.conf.task_always_eager)
 
     def progress(self, run: Run, spec: RunSpec, *, failed_cells: int) -> tuple[int, int]:
         """A unit is finished when its LAV row is stored, failed when any of its metrics failed."""

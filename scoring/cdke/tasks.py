@@ -139,7 +139,9 @@ def _answer(self: Task, generation_id: int) -> None:
                 run_services.generation_mark_failed(generation_id=generation_id, error=f"kept failing: {exc}")
             else:
                 raise self.retry(exc=exc, countdown=retry_countdown(self.request.retries)) from exc
-        if not stored:
+        if stored:  # what this answer cost is spent: the judging below, in this task, sees it in the budget
+            run.cost_usd += generation.cost_usd
+        else:
             generation.refresh_from_db(fields=["status"])
     if generation.status == Generation.Status.DONE:
         for stage in stages_for(spec):
@@ -211,15 +213,25 @@ def _score(self: Task, generation_id: int, evaluator_id: int) -> None:
     run = generation.run
     if not run.is_active:  # as read with the cell a moment ago: no second query
         return
-    spec = RunSpec.from_dict(run.spec)
     evaluator = ModelEndpoint.objects.get(pk=evaluator_id)
+    last_attempt = self.request.is_eager or self.request.retries >= MAX_RETRIES
+    try:
+        _judge(generation, evaluator, RunSpec.from_dict(run.spec), last_attempt=last_attempt)
+    except TransientProviderError as exc:  # what was scored is stored; the rest is asked again later
+        raise self.retry(exc=exc, countdown=retry_countdown(self.request.retries)) from exc
+
+
+def _judge(generation: Generation, evaluator: ModelEndpoint, spec: RunSpec, *, last_attempt: bool) -> None:
+    """One evaluator's unit of one answer (``generation.run`` and ``generation.question.context`` loaded), and what
+    its calls cost; a budget reached stops the run. Raises TransientProviderError when a metric keeps failing
+    before the last attempt (what was scored is stored)."""
+    run = generation.run
     judge = JudgeContext(
         evaluator=evaluator,
         prompts=JUDGE_PROMPT_SETS[spec.judge_prompts],
         client=client_for(evaluator, budget=run_services.run_budget(run), use_cache=spec.use_cache),
         use_cache=spec.use_cache,
     )
-    last_attempt = self.request.is_eager or self.request.retries >= MAX_RETRIES
     try:
         generation_score(
             generation=generation,
@@ -230,11 +242,29 @@ def _score(self: Task, generation_id: int, evaluator_id: int) -> None:
         )
     except BudgetExceeded as exc:
         _stop_at_budget(run, exc)
-        return
-    except TransientProviderError as exc:  # what was scored is stored; the rest is asked again later
-        raise self.retry(exc=exc, countdown=retry_countdown(self.request.retries)) from exc
     finally:
         run_services.run_add_cost(run_id=run.pk, cost_usd=judge.cost_usd)
+
+
+def judge_where_answered(generation: Generation, spec: RunSpec, *, last_attempt: bool) -> None:
+    """Every evaluator's unit of an answer, judged in the task that stored it, with the cell, its run and context as
+    that task holds them (issue 15: one task per evaluator and cell cost a Celery message each way and three queries
+    more). An evaluator whose provider keeps failing, or whose judging fails unexpectedly, gets its own task, which
+    retries (after a backoff) or fails the unit as ``generation_score_task`` does; what was scored stays. A run
+    stopped meanwhile is seen when the next task starts, not here: at most the cells being answered are judged."""
+    for evaluator in run_selectors.run_evaluators(spec):
+        try:
+            _judge(generation, evaluator, spec, last_attempt=last_attempt)
+        except Exception as exc:  # handed over whole: the evaluator's task handles every error
+            transient = isinstance(exc, TransientProviderError)
+            log.warning(
+                "judging generation %s by %s where it was answered: %s; its own task takes it over",
+                generation.pk,
+                evaluator.name,
+                exc if transient else type(exc).__name__,
+            )
+            countdown = retry_countdown(0) if transient else 0
+            generation_score_task.apply_async((generation.pk, evaluator.pk), countdown=countdown)
 
 
 @shared_task(name="cdke.retest_score", bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=MAX_RETRIES)
