@@ -42,7 +42,7 @@ class GraphStage(Stage):
             generation_graph_task.delay(generation_id)
         return len(todo)
 
-    def after_answer(self, generation: Generation, spec: RunSpec) -> None:
+    def after_answer(self, generation: Generation, spec: RunSpec, *, answered_here: bool = False) -> None:
         generation_graph_task.delay(generation.pk)
 
     def progress(self, run: Run, spec: RunSpec, *, failed_cells: int) -> tuple[int, int]:

@@ -56,8 +56,9 @@ class Stage:
         """Forget that work sent before ``sent_before`` is on its way (the watchdog sends it again)."""
         return 0
 
-    def after_answer(self, generation: Generation, spec: RunSpec) -> None:
-        """A cell was just answered: start this stage's work on it."""
+    def after_answer(self, generation: Generation, spec: RunSpec, *, answered_here: bool = False) -> None:
+        """A cell was just answered: start this stage's work on it. ``answered_here``: by the task calling this
+        (then nothing of the cell's later stages can be stored yet)."""
 
     def progress(self, run: Run, spec: RunSpec, *, failed_cells: int) -> tuple[int, int]:
         """(finished, failed) units of this stage; a cell whose answer failed fails its units here too."""

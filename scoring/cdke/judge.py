@@ -22,7 +22,7 @@ from evalplatform.runs.services import run_count
 from scoring.cdke.answer import context_shown
 from scoring.cdke.judge_prompts import JudgePrompts
 from scoring.cdke.metrics import fc_from_verdict
-from scoring.cdke.similarity import AC_VERSION, fill_ac, generation_scores, lock_generations
+from scoring.cdke.similarity import AC_VERSION, ac_row, generation_scores, lock_generations
 from scoring.cdke.statements import statements_for
 from scoring.cdke.verdicts import Classification, parse_classification, parse_error_type
 from scoring.models import ErrorTypeJudgement, GenerationScore, ScoreStatus
@@ -199,7 +199,7 @@ def judge_metrics(
     metrics: Sequence[str] = JUDGE_METRICS,
 ) -> list[MetricResult]:
     """FC, Acc, Cm and LAV of one generation by one evaluator, with the run's prompt set (AC follows from FC and
-    ASS when both are stored: ``scoring.cdke.similarity.fill_ac``); each metric on its
+    ASS when both are stored: ``scoring.cdke.similarity.ac_row``); each metric on its
     own: one that fails (a permanent provider error, or a transient one on the task's last attempt) is failed
     alone, the others are scored. A metric the run did not choose (``metrics``) is skipped without a call (AC
     needs FC: the spec adds FC when AC is chosen). ``have`` holds the metrics stored before (not asked again).
@@ -289,10 +289,15 @@ def scores_store(
     other. Returns whether this call completed the unit.
 
     Every writer of a unit holds the generation's lock, so the unit's rows read once under it say all the rest:
-    whether another writer completed the unit (its LAV is there) and whether any metric failed. No savepoint for
-    the LAV's insert, no second query for the failures (issue 15: three round trips a unit)."""
+    what is stored already (not written again), whether another writer completed the unit (its LAV is there), the
+    AC that the new FC completes and whether any metric failed; the new rows go in one INSERT (issue 15: a unit was
+    seven statements, with a savepoint round its LAV and a second look for failures)."""
     with transaction.atomic():
         lock_generations([generation.pk])
+        scores = generation_scores(generation.pk)
+        mine = {s.metric: s for s in scores if s.scorer == evaluator.name}
+        if Metric.LAV in mine:
+            return False  # another worker completed this unit first
         if error is not None:
             ErrorTypeJudgement.objects.bulk_create(
                 [
@@ -308,17 +313,15 @@ def scores_store(
                 ],
                 ignore_conflicts=True,
             )
-        others = [_row(generation, evaluator, r, prompt_set) for r in results if r.metric != Metric.LAV]
-        GenerationScore.objects.bulk_create(others, ignore_conflicts=True)
-        scores = generation_scores(generation.pk)
-        fill_ac(generation_id=generation.pk, scorer=evaluator.name, fc_weight=fc_weight, scores=scores)
-        lav = next((r for r in results if r.metric == Metric.LAV), None)
-        mine = [s for s in scores if s.scorer == evaluator.name]
-        if lav is None or any(s.metric == Metric.LAV for s in mine):
-            return False  # not complete yet, or another worker completed this unit first
-        _row(generation, evaluator, lav, prompt_set).save(force_insert=True)
-        # AC, when fill_ac wrote it now, took FC's status: a failed AC is a failed FC, which is among ``mine``.
-        unit_failed = lav.status == ScoreStatus.FAILED or any(s.status == ScoreStatus.FAILED for s in mine)
+        new = [_row(generation, evaluator, r, prompt_set) for r in results if r.metric not in mine]
+        ac = ac_row(generation_id=generation.pk, scorer=evaluator.name, fc_weight=fc_weight, scores=scores + new)
+        if ac is not None:
+            new.append(ac)
+        GenerationScore.objects.bulk_create(new)
+        if not any(row.metric == Metric.LAV for row in new):
+            return False
+        # An AC written now took FC's status: a failed AC is a failed FC, among the unit's rows already.
+        unit_failed = any(row.status == ScoreStatus.FAILED for row in [*mine.values(), *new])
         run_count(run_id=generation.run_id, stage=JUDGE_STAGE, failed=int(unit_failed))
     return True
 
@@ -330,12 +333,16 @@ def generation_score(
     fc_weight: float,
     last_attempt: bool = True,
     metrics: Sequence[str] = JUDGE_METRICS,
+    unjudged: bool = False,
 ) -> list[MetricResult]:
     """Score a generation with one evaluator: the metrics it lacks, each on its own (a resumed or retried unit
-    asks only for what is missing). Idempotent: a complete unit (its LAV stored) is never redone."""
+    asks only for what is missing). Idempotent: a complete unit (its LAV stored) is never redone. ``unjudged``:
+    the caller knows the unit has no rows (it has just answered the cell), so they are not read."""
     # The unit's rows, picked in Python (a query naming a metric may walk the (metric, status) index when
     # PostgreSQL's statistics are missing: scoring.cdke.similarity.generation_scores).
-    stored = list(GenerationScore.objects.filter(generation=generation, scorer=judge.evaluator.name))
+    stored = (
+        [] if unjudged else list(GenerationScore.objects.filter(generation=generation, scorer=judge.evaluator.name))
+    )
     if any(row.metric == Metric.LAV for row in stored):
         return []
     have = {

@@ -4,8 +4,8 @@ ASS is the cosine of the embeddings of an answer and its ground truth, clipped t
 ``similarity`` stage on the embeddings workers, many answers per batch (each distinct string encoded once), never
 in an answer's or a judge's task: the workers that call models load no encoder. Each answered cell joins a queue
 (``SimilarityTodo``) and a batch takes the queue's first rows, so that a batch reads its own rows, not the run's.
-AC = (1 - w) ASS + w FC is written by whichever comes second, the ASS or the evaluator's FC; both lock the
-generation's row first, so that one of them always sees the other and AC is written once."""
+AC = (1 - w) ASS + w FC is written by whichever comes second, the ASS or the evaluator's FC (``ac_row``); both lock
+the generation's row first, so that one of them always sees the other and AC is written once."""
 
 from __future__ import annotations
 
@@ -90,15 +90,19 @@ def ass_batch(*, run: Run, encoder: Encoder, limit: int = ASS_BATCH) -> AssBatch
                 for g in new
             ]
         )
+        completed = []  # the ACs these ASS complete (their FC is in), written in one INSERT
         for ass in stored:
             scores[ass.generation_id].append(ass)
             for scorer in spec.evaluators:
-                fill_ac(
+                ac = ac_row(
                     generation_id=ass.generation_id,
                     scorer=scorer,
                     fc_weight=spec.fc_weight,
                     scores=scores[ass.generation_id],
                 )
+                if ac is not None:
+                    completed.append(ac)
+        GenerationScore.objects.bulk_create(completed)
         if new:
             run_count(run_id=run.pk, stage=SIMILARITY_STAGE, done=len(new))
         SimilarityTodo.objects.filter(generation_id__in=queued).delete()
@@ -118,20 +122,19 @@ def lock_generations(ids: Iterable[int]) -> None:
     list(Generation.objects.select_for_update().filter(pk__in=list(ids)).order_by("pk").values_list("pk", flat=True))
 
 
-def fill_ac(
-    *, generation_id: int, scorer: str, fc_weight: float, scores: Sequence[GenerationScore] | None = None
-) -> bool:
-    """Write the evaluator's AC of a generation once its FC is scored and its ASS computed (call it holding the
-    generation's lock). An FC that could not be scored gives its status to AC at once, without ASS. ``scores``:
-    the generation's scores as read under the lock (``generation_scores``); read here when not given."""
-    if scores is None:
-        scores = generation_scores(generation_id)
+def ac_row(
+    *, generation_id: int, scorer: str, fc_weight: float, scores: Sequence[GenerationScore]
+) -> GenerationScore | None:
+    """The evaluator's AC of a generation, not saved yet, once its FC is scored and its ASS computed; None while
+    either is missing or when its AC is there already. An FC that could not be scored gives its status to AC at
+    once, without ASS. ``scores``: the generation's scores as read under its lock (``generation_scores``), with
+    any its writer is about to insert."""
     mine = {s.metric: s for s in scores if s.scorer == scorer}
     if Metric.AC in mine:
-        return False
+        return None
     fc = mine.get(Metric.FC)
     if fc is None:
-        return False
+        return None
     details: dict[str, object] = {"fc_weight": fc_weight}
     if fc.status == ScoreStatus.SKIPPED:  # the run chose neither FC nor AC
         ac = GenerationScore(status=fc.status, details=details | {"reason": "not chosen for this run"})
@@ -140,7 +143,7 @@ def fill_ac(
     else:
         ass = next((s for s in scores if s.metric == Metric.ASS), None)  # in primary-key order: the first
         if ass is None or ass.value is None:
-            return False  # the ASS batch writes it when it gets there
+            return None  # the ASS batch writes it when it gets there
         value = answer_correctness(ass.value, fc.value, fc_weight)
         ac = GenerationScore(value=value, details=details | {"ass": ass.value, "fc": fc.value})
     ac.generation_id = generation_id
@@ -149,5 +152,4 @@ def fill_ac(
     ac.metric = Metric.AC
     ac.metric_version = AC_VERSION
     ac.ground_truth = fc.ground_truth
-    ac.save(force_insert=True)
-    return True
+    return ac

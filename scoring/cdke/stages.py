@@ -148,7 +148,7 @@ class SimilarityStage(Stage):
         similarity_batch_task.delay(run.pk)
         return 1
 
-    def after_answer(self, generation: Generation, spec: RunSpec) -> None:
+    def after_answer(self, generation: Generation, spec: RunSpec, *, answered_here: bool = False) -> None:
         ass_todo_add(run_id=generation.run_id, generation_ids=[generation.pk])
         similarity_batch_soon(generation.run_id)
 
@@ -223,10 +223,11 @@ class JudgeStage(Stage):
                 sent += 1
         return sent
 
-    def after_answer(self, generation: Generation, spec: RunSpec) -> None:
+    def after_answer(self, generation: Generation, spec: RunSpec, *, answered_here: bool = False) -> None:
         """Judged in the answering task (``judge_where_answered``); inline (eager), as the last attempt, as the
         evaluator's own task would be."""
-        judge_where_answered(generation, spec, last_attempt=generation_score_task.app.conf.task_always_eager)
+        eager = generation_score_task.app.conf.task_always_eager
+        judge_where_answered(generation, spec, last_attempt=eager, unjudged=answered_here)
 
     def progress(self, run: Run, spec: RunSpec, *, failed_cells: int) -> tuple[int, int]:
         """A unit is finished when its LAV row is stored, failed when any of its metrics failed."""

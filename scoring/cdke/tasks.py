@@ -126,8 +126,8 @@ def _answer(self: Task, generation_id: int) -> None:
     if not run.is_active:  # as read with the cell a moment ago: no second query
         return
     spec = RunSpec.from_dict(run.spec)
+    stored = False  # by this task: then the cell carries what was stored, and is not read again
     if generation.status == Generation.Status.PENDING:
-        stored = False  # by this task: then the cell carries what was stored, and is not read again
         try:
             client = client_for(generation.model, budget=run_services.run_budget(run), use_cache=spec.use_cache)
             stored = generation_answer(generation=generation, client=client, spec=spec, use_cache=spec.use_cache)
@@ -145,7 +145,7 @@ def _answer(self: Task, generation_id: int) -> None:
             generation.refresh_from_db(fields=["status"])
     if generation.status == Generation.Status.DONE:
         for stage in stages_for(spec):
-            stage.after_answer(generation, spec)
+            stage.after_answer(generation, spec, answered_here=stored)
 
 
 @shared_task(name="cdke.similarity_batch", acks_late=True, reject_on_worker_lost=True, ignore_result=IGNORE_RESULT)
@@ -221,10 +221,12 @@ def _score(self: Task, generation_id: int, evaluator_id: int) -> None:
         raise self.retry(exc=exc, countdown=retry_countdown(self.request.retries)) from exc
 
 
-def _judge(generation: Generation, evaluator: ModelEndpoint, spec: RunSpec, *, last_attempt: bool) -> None:
+def _judge(
+    generation: Generation, evaluator: ModelEndpoint, spec: RunSpec, *, last_attempt: bool, unjudged: bool = False
+) -> None:
     """One evaluator's unit of one answer (``generation.run`` and ``generation.question.context`` loaded), and what
     its calls cost; a budget reached stops the run. Raises TransientProviderError when a metric keeps failing
-    before the last attempt (what was scored is stored)."""
+    before the last attempt (what was scored is stored). ``unjudged``: the caller has just answered the cell."""
     run = generation.run
     judge = JudgeContext(
         evaluator=evaluator,
@@ -239,6 +241,7 @@ def _judge(generation: Generation, evaluator: ModelEndpoint, spec: RunSpec, *, l
             fc_weight=spec.fc_weight,
             last_attempt=last_attempt,
             metrics=spec.metrics,
+            unjudged=unjudged,
         )
     except BudgetExceeded as exc:
         _stop_at_budget(run, exc)
@@ -246,15 +249,16 @@ def _judge(generation: Generation, evaluator: ModelEndpoint, spec: RunSpec, *, l
         run_services.run_add_cost(run_id=run.pk, cost_usd=judge.cost_usd)
 
 
-def judge_where_answered(generation: Generation, spec: RunSpec, *, last_attempt: bool) -> None:
+def judge_where_answered(generation: Generation, spec: RunSpec, *, last_attempt: bool, unjudged: bool = False) -> None:
     """Every evaluator's unit of an answer, judged in the task that stored it, with the cell, its run and context as
     that task holds them (issue 15: one task per evaluator and cell cost a Celery message each way and three queries
     more). An evaluator whose provider keeps failing, or whose judging fails unexpectedly, gets its own task, which
     retries (after a backoff) or fails the unit as ``generation_score_task`` does; what was scored stays. A run
-    stopped meanwhile is seen when the next task starts, not here: at most the cells being answered are judged."""
+    stopped meanwhile is seen when the next task starts, not here: at most the cells being answered are judged.
+    ``unjudged``: the cell was answered by this task, so no unit of it has rows yet (none is read)."""
     for evaluator in run_selectors.run_evaluators(spec):
         try:
-            _judge(generation, evaluator, spec, last_attempt=last_attempt)
+            _judge(generation, evaluator, spec, last_attempt=last_attempt, unjudged=unjudged)
         except Exception as exc:  # handed over whole: the evaluator's task handles every error
             transient = isinstance(exc, TransientProviderError)
             log.warning(

@@ -18,6 +18,7 @@ from scoring.cdke.judge import JUDGE_STAGE
 from scoring.cdke.tasks import generation_score_task, judge_where_answered
 from scoring.models import GenerationScore
 from tests.runs.judge_server import JudgeServer
+from tests.runs.test_round_trips import statements_seen
 
 pytestmark = pytest.mark.django_db
 EndpointFactory = Callable[..., ModelEndpoint]
@@ -109,3 +110,18 @@ def test_an_unexpected_error_while_judging_leaves_the_answer_and_sends_the_evalu
     assert [args for args, _ in score_tasks_sent] == [(cell.pk, judge.pk)]
     assert Generation.objects.get(pk=cell.pk).status == Generation.Status.DONE
     assert not GenerationScore.objects.filter(generation=cell, scorer="judge").exists()
+
+
+def test_a_cell_answered_here_is_judged_without_reading_its_scores_before_the_lock(
+    launch: Callable[..., Run], sample_dataset: Dataset, endpoint_factory: EndpointFactory, score_tasks_sent: Sent
+) -> None:
+    """The evaluator's task reads the unit's rows to ask only for what is missing; a cell this task has just
+    answered has none, so only the store reads them, once, under the cell's lock."""
+    endpoint_factory("cand")
+    endpoint_factory("judge")
+    run = launch(sample_dataset, models=["cand"], evaluators=["judge"], limit=1)
+    cell = _undo_judging(run)
+    with statements_seen() as seen:
+        judge_where_answered(cell, RunSpec.from_dict(cell.run.spec), last_attempt=True, unjudged=True)
+    assert sum(1 for sql, _ in seen if sql.startswith("SELECT") and '"scoring_generationscore"' in sql) == 1
+    assert StageProgress.objects.get(run=run, stage=JUDGE_STAGE).done == 1 and score_tasks_sent == []

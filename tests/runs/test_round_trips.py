@@ -22,8 +22,9 @@ from evalplatform.runs.signals import run_finished
 from evalplatform.runs.spec import RunSpec
 from scoring.cdke.answer import ANSWER_STAGE, generation_answer
 from scoring.cdke.judge import JUDGE_STAGE, MetricResult, scores_store
-from scoring.cdke.similarity import ass_todo_add
+from scoring.cdke.similarity import SIMILARITY_STAGE, ass_batch, ass_todo_add
 from scoring.cdke.statements import _claim_new
+from scoring.embeddings import get_encoder
 from scoring.models import GenerationScore, ScoreStatus, SimilarityTodo, StatementSet
 
 EndpointFactory = Callable[..., ModelEndpoint]
@@ -140,6 +141,8 @@ def test_a_judged_unit_is_stored_without_a_savepoint_or_a_second_look_for_failur
     statements = [sql.split()[0].upper() for sql, _ in seen]
     assert "SAVEPOINT" not in statements and "RELEASE" not in statements
     assert sum(1 for sql, _ in seen if sql.startswith("SELECT") and "scoring_generationscore" in sql) == 1
+    # FC, Acc, Cm, the AC they complete (the cell's ASS is in) and LAV: one INSERT
+    assert sum(1 for sql, _ in seen if sql.startswith('INSERT INTO "scoring_generationscore"')) == 1
     stored = {s.metric: s for s in GenerationScore.objects.filter(generation=cell, scorer=judge.name)}
     assert set(stored) == {Metric.FC, Metric.AC, Metric.ACC, Metric.CM, Metric.LAV}
     assert stored[Metric.AC].status == fc_status  # an FC that failed fails AC with it
@@ -197,3 +200,28 @@ def test_a_run_is_finished_by_the_count_that_completes_it_and_by_no_other_statem
     counts = sum(1 for sql, _ in seen if sql.startswith('UPDATE "runs_stageprogress" SET "done"'))
     assert 0 < counts <= 3 * 3  # a count per unit, ASS a batch at a time
     assert sum(1 for sql in run_updates if '"progress_done" = (' in sql) == counts + 1  # the last one once more
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_ass_batch_writes_the_acs_it_completes_in_one_insert(
+    launch: Callable[..., Run], sample_dataset: Dataset, endpoint_factory: EndpointFactory
+) -> None:
+    """A cell judged before its ASS gets its AC from the ASS batch; the batch wrote them one INSERT each."""
+    endpoint_factory("cand")
+    endpoint_factory("judge")
+    run = launch(sample_dataset, models=["cand"], evaluators=["judge"], limit=3)
+    cells = list(Generation.objects.filter(run=run).order_by("pk"))
+    before = {s.generation_id: s.value for s in GenerationScore.objects.filter(generation__run=run, metric=Metric.AC)}
+    assert len(before) == 3
+    GenerationScore.objects.filter(generation__run=run, metric__in=[Metric.ASS, Metric.AC]).delete()
+    SimilarityTodo.objects.bulk_create([SimilarityTodo(generation=c, run=run) for c in cells])
+    StageProgress.objects.filter(run=run, stage=SIMILARITY_STAGE).update(done=0)  # the three to count again
+    Run.objects.filter(pk=run.pk).update(progress_done=F("progress_done") - 3, status=Run.Status.RUNNING)
+    spec = RunSpec.from_dict(run.spec)
+    with statements_seen() as seen:
+        batch = ass_batch(run=run, encoder=get_encoder(spec.embedder))
+    assert (batch.taken, batch.stored) == (3, 3)
+    assert sum(1 for sql, _ in seen if sql.startswith('INSERT INTO "scoring_generationscore"')) == 2  # ASS, AC
+    after = {s.generation_id: s.value for s in GenerationScore.objects.filter(generation__run=run, metric=Metric.AC)}
+    assert after == pytest.approx(before)
+    assert Run.objects.get(pk=run.pk).status == Run.Status.DONE  # the batch's count completed the run again
