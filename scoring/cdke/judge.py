@@ -291,7 +291,7 @@ def scores_store(
     Every writer of a unit holds the generation's lock, so the unit's rows read once under it say all the rest:
     what is stored already (not written again), whether another writer completed the unit (its LAV is there), the
     AC that the new FC completes and whether any metric failed; the new rows go in one INSERT (issue 15: a unit was
-    seven statements, with a savepoint round its LAV and a second look for failures)."""
+    ten or eleven statements, with a savepoint round its LAV and a second look for failures)."""
     with transaction.atomic():
         lock_generations([generation.pk])
         scores = generation_scores(generation.pk)
